@@ -1,0 +1,131 @@
+package shoal
+
+import (
+	"context"
+	"time"
+)
+
+// The catalog is the namespace: every entry, where its data is, the data
+// servers, the pending uploads and the garbage queue. md is its only
+// writer. Paths given to a catalog are clean (see CleanPath); the root "/"
+// always exists. Every method returns *Error values whose Kind tells what
+// happened; KindUnavailable means the backing store could not be reached
+// and nothing was changed.
+
+// Statter looks up one entry: KindNotFound if the path does not exist,
+// KindNotDir if an ancestor is a file.
+type Statter interface {
+	Stat(ctx context.Context, path string) (*Entry, error)
+}
+
+// Lister lists the children of a directory, sorted by name: KindNotFound
+// if dir does not exist, KindNotDir if it is a file.
+type Lister interface {
+	List(ctx context.Context, dir string) ([]*Entry, error)
+}
+
+// Namespace changes the tree. Each method is atomic: it happens whole or
+// not at all.
+type Namespace interface {
+	// Mkdir creates a directory. KindExist if path exists (file or
+	// directory); KindConflict if the parent is missing; KindNotDir if the
+	// parent is a file.
+	Mkdir(ctx context.Context, path string, mtime time.Time) (*Entry, error)
+
+	// Remove deletes a file, or a directory with everything below it. The
+	// objects no longer referenced go to the garbage queue, not before
+	// graceUntil. KindNotFound if path does not exist; removing "/" is
+	// KindPermission.
+	Remove(ctx context.Context, path string, graceUntil time.Time) error
+
+	// Move renames src (file or directory with its subtree) to dst. If dst
+	// exists and overwrite is false: KindPrecondition; if overwrite is true
+	// dst is removed first (its objects to the garbage queue). created says
+	// whether dst did not exist before. KindNotFound if src is missing,
+	// KindConflict if dst's parent is missing, KindInvalid if dst is src or
+	// lies inside src.
+	Move(ctx context.Context, src, dst string, overwrite bool, graceUntil time.Time) (created bool, err error)
+
+	// Copy is Move that leaves src in place: dst gets new entries (new IDs)
+	// sharing src's immutable objects and copying its dead properties.
+	Copy(ctx context.Context, src, dst string, overwrite bool, graceUntil time.Time) (created bool, err error)
+}
+
+// Writer makes files visible.
+type Writer interface {
+	// PutInline creates or atomically replaces a small file whose whole
+	// content is kept in the catalog. The new entry's Version is one more
+	// than the replaced file's. KindIsDir if path is a directory,
+	// KindConflict if the parent is missing, KindPrecondition if createOnly
+	// and path exists.
+	PutInline(ctx context.Context, path string, data []byte, sums Sums, mtime time.Time, createOnly bool, graceUntil time.Time) (*Entry, error)
+
+	// BeginUpload records a reservation (see Upload).
+	BeginUpload(ctx context.Context, u *Upload) error
+
+	// FinishUpload turns a durable upload into a visible file, replacing any
+	// file at its path in the same transaction; replaced objects go to the
+	// garbage queue. KindNotFound if the upload is unknown or expired (the
+	// caller must then delete the objects), plus the errors of PutInline.
+	// Finishing the same upload twice is KindNotFound the second time.
+	FinishUpload(ctx context.Context, c *Commit, graceUntil time.Time) (*Entry, error)
+
+	// ExpireUploads deletes reservations that expired before now and puts
+	// their objects in the garbage queue; it returns how many it expired.
+	ExpireUploads(ctx context.Context, now time.Time) (int, error)
+}
+
+// PropStore keeps WebDAV dead properties per entry; they follow the entry
+// on Move and are copied on Copy.
+type PropStore interface {
+	// Props returns the dead properties of path (KindNotFound if missing).
+	Props(ctx context.Context, path string) ([]Prop, error)
+	// PatchProps sets and removes properties atomically, all or none.
+	PatchProps(ctx context.Context, path string, set []Prop, remove []Prop) error
+}
+
+// ServerRegistry knows the data servers.
+type ServerRegistry interface {
+	// PutServer registers a server or refreshes its heartbeat, space and URL.
+	PutServer(ctx context.Context, s *Server) error
+	// Servers lists every known server, retired ones included.
+	Servers(ctx context.Context) ([]Server, error)
+	// SetServerState changes a server's state (KindNotFound if unknown).
+	SetServerState(ctx context.Context, id string, state ServerState) error
+}
+
+// GarbageQueue holds objects to delete from data servers.
+type GarbageQueue interface {
+	// Garbage returns up to limit items of server due at now.
+	Garbage(ctx context.Context, server string, now time.Time, limit int) ([]Garbage, error)
+	// DropGarbage removes items once their objects are gone.
+	DropGarbage(ctx context.Context, ids []int64) error
+}
+
+// ReplicaWalker lets fsck compare the catalog with a server's disks.
+type ReplicaWalker interface {
+	// WalkReplicas calls fn for every replica on server, with the path of an
+	// entry that references it; pending uploads' objects are reported with
+	// the path "" so that fsck does not call them orphans.
+	WalkReplicas(ctx context.Context, server string, fn func(path string, r Replica) error) error
+}
+
+// Usage reports the bytes and files at or below a path (RFC 4331 quota-used-bytes).
+type Usage interface {
+	Usage(ctx context.Context, path string) (bytes, files int64, err error)
+}
+
+// Catalog is the whole namespace service that md runs on: implemented by
+// the SQL catalog (catalog/) and the caching decorator (cache/).
+type Catalog interface {
+	Statter
+	Lister
+	Namespace
+	Writer
+	PropStore
+	ServerRegistry
+	GarbageQueue
+	ReplicaWalker
+	Usage
+	Close() error
+}

@@ -1,0 +1,152 @@
+// Package sign makes and checks the short-lived credentials that let a
+// client (or md's own proxy stream) reach a data server without database
+// credentials, and that let data servers call md's internal endpoints.
+//
+// A signature is HMAC-SHA256 over "method\nobject\nexpiry\nextra" with a
+// cluster secret named by a key id, so secrets can be rotated: md signs with
+// the current key, verifiers accept every key they know.
+package sign
+
+import (
+	"bufio"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"shoal"
+)
+
+// Query parameter names of a signed data-server URL.
+const (
+	ParamExpiry = "exp"
+	ParamKeyID  = "kid"
+	ParamSig    = "sig"
+	ParamUpload = "up"
+)
+
+// Header names of a signed internal call.
+const (
+	HeaderKeyID  = "X-Shoal-Kid"
+	HeaderExpiry = "X-Shoal-Exp"
+	HeaderSig    = "X-Shoal-Sig"
+)
+
+// Keys holds the cluster secrets by key id.
+type Keys struct {
+	current string
+	secrets map[string][]byte
+}
+
+// NewKeys returns keys that sign with current; secrets must contain it.
+func NewKeys(current string, secrets map[string][]byte) (*Keys, error) {
+	if len(secrets[current]) < 16 {
+		return nil, shoal.Errorf("sign.NewKeys", shoal.KindInvalid, "key %q missing or shorter than 16 bytes", current)
+	}
+	return &Keys{current: current, secrets: secrets}, nil
+}
+
+// Random makes a single fresh key, for a single-process deployment (shoal all).
+func Random() *Keys {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	k, _ := NewKeys("k0", map[string][]byte{"k0": b})
+	return k
+}
+
+// Load reads a secret file: one key per line, "KID SECRET" or just
+// "SECRET" (key id "k0"); the first key signs; '#' starts a comment.
+func Load(path string) (*Keys, error) {
+	const op = "sign.Load"
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, shoal.E(op, path, shoal.KindInvalid, err)
+	}
+	defer f.Close()
+	secrets := map[string][]byte{}
+	current := ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		kid, secret, ok := strings.Cut(line, " ")
+		if !ok {
+			kid, secret = "k0", line
+		}
+		secret = strings.TrimSpace(secret)
+		if current == "" {
+			current = kid
+		}
+		secrets[kid] = []byte(secret)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, shoal.E(op, path, shoal.KindInvalid, err)
+	}
+	if current == "" {
+		return nil, shoal.Errorf(op, shoal.KindInvalid, "%s: no key", path)
+	}
+	return NewKeys(current, secrets)
+}
+
+func mac(secret []byte, method, object string, exp int64, extra string) []byte {
+	h := hmac.New(sha256.New, secret)
+	fmt.Fprintf(h, "%s\n%s\n%d\n%s", method, object, exp, extra)
+	return h.Sum(nil)
+}
+
+// Sign returns the key id and hex signature for method on object until exp.
+func (k *Keys) Sign(method, object string, exp int64, extra string) (kid, sig string) {
+	return k.current, hex.EncodeToString(mac(k.secrets[k.current], method, object, exp, extra))
+}
+
+// Verify checks a signature: KindUnauthorized if the key is unknown or the
+// signature wrong, or if it expired before now.
+func (k *Keys) Verify(method, object string, exp int64, extra, kid, sig string, now time.Time) error {
+	const op = "sign.Verify"
+	secret, ok := k.secrets[kid]
+	if !ok {
+		return shoal.Errorf(op, shoal.KindUnauthorized, "unknown key id")
+	}
+	got, err := hex.DecodeString(sig)
+	if err != nil || !hmac.Equal(got, mac(secret, method, object, exp, extra)) {
+		return shoal.Errorf(op, shoal.KindUnauthorized, "bad signature")
+	}
+	if now.Unix() > exp {
+		return shoal.Errorf(op, shoal.KindUnauthorized, "signature expired")
+	}
+	return nil
+}
+
+// URL returns base + "/obj/" + object with a signature for method valid
+// until exp; upload (may be empty) is the upload id a PUT commits to.
+func (k *Keys) URL(base, method, object, upload string, exp time.Time) string {
+	e := exp.Unix()
+	kid, sig := k.Sign(method, object, e, upload)
+	q := url.Values{}
+	q.Set(ParamExpiry, strconv.FormatInt(e, 10))
+	q.Set(ParamKeyID, kid)
+	q.Set(ParamSig, sig)
+	if upload != "" {
+		q.Set(ParamUpload, upload)
+	}
+	return strings.TrimRight(base, "/") + ObjectPath(object) + "?" + q.Encode()
+}
+
+// ObjectPath is the URL path of an object on a data server.
+func ObjectPath(object string) string { return "/obj/" + object }
+
+// BodyDigest is the "extra" of an internal call: the hex SHA-256 of its body.
+func BodyDigest(body []byte) string {
+	s := sha256.Sum256(body)
+	return hex.EncodeToString(s[:])
+}

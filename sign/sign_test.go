@@ -1,0 +1,92 @@
+package sign
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"shoal"
+)
+
+func TestSignVerify(t *testing.T) {
+	k := Random()
+	now := time.Now()
+	exp := now.Add(time.Minute).Unix()
+	kid, sig := k.Sign("GET", "abc", exp, "")
+	if err := k.Verify("GET", "abc", exp, "", kid, sig, now); err != nil {
+		t.Fatalf("valid signature refused: %v", err)
+	}
+	cases := []struct {
+		name              string
+		method, obj, xtra string
+		exp               int64
+		kid, sig          string
+		now               time.Time
+	}{
+		{"method", "PUT", "abc", "", exp, kid, sig, now},
+		{"object", "GET", "abd", "", exp, kid, sig, now},
+		{"extra", "GET", "abc", "x", exp, kid, sig, now},
+		{"expiry changed", "GET", "abc", "", exp + 1, kid, sig, now},
+		{"expired", "GET", "abc", "", exp, kid, sig, now.Add(2 * time.Minute)},
+		{"unknown kid", "GET", "abc", "", exp, "nope", sig, now},
+		{"not hex", "GET", "abc", "", exp, kid, "zz", now},
+		{"flipped", "GET", "abc", "", exp, kid, flip(sig), now},
+	}
+	for _, c := range cases {
+		err := k.Verify(c.method, c.obj, c.exp, c.xtra, c.kid, c.sig, c.now)
+		if !shoal.IsKind(err, shoal.KindUnauthorized) {
+			t.Errorf("%s: got %v, want unauthorized", c.name, err)
+		}
+	}
+}
+
+func flip(s string) string {
+	b := []byte(s)
+	if b[0] == '0' {
+		b[0] = '1'
+	} else {
+		b[0] = '0'
+	}
+	return string(b)
+}
+
+func TestRotation(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "secret")
+	os.WriteFile(f, []byte("# keys\nk2 new-secret-0123456789\nk1 old-secret-0123456789\n"), 0o600)
+	k, err := Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, _ := NewKeys("k1", map[string][]byte{"k1": []byte("old-secret-0123456789")})
+	exp := time.Now().Add(time.Minute).Unix()
+	kid, sig := old.Sign("GET", "ab", exp, "")
+	if err := k.Verify("GET", "ab", exp, "", kid, sig, time.Now()); err != nil {
+		t.Errorf("old key refused after rotation: %v", err)
+	}
+	if kid, _ := k.Sign("GET", "ab", exp, ""); kid != "k2" {
+		t.Errorf("signs with %q, want k2 (first line)", kid)
+	}
+}
+
+func TestURL(t *testing.T) {
+	k := Random()
+	exp := time.Now().Add(time.Minute)
+	raw := k.URL("http://127.0.0.1:1/", "PUT", "00ff", "up1", exp)
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(raw, "http://127.0.0.1:1/obj/00ff?") {
+		t.Errorf("url %s", raw)
+	}
+	q := u.Query()
+	e, _ := strconv.ParseInt(q.Get(ParamExpiry), 10, 64)
+	if err := k.Verify("PUT", "00ff", e, q.Get(ParamUpload), q.Get(ParamKeyID), q.Get(ParamSig), time.Now()); err != nil {
+		t.Errorf("URL does not verify: %v", err)
+	}
+}

@@ -1,0 +1,64 @@
+package shoal
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// ObjectInfo describes one stored object.
+type ObjectInfo struct {
+	ID      string
+	Size    int64
+	ModTime time.Time
+}
+
+// Object is an open object, readable at any offset by several readers.
+type Object interface {
+	io.ReaderAt
+	io.Closer
+	Size() int64
+}
+
+// Space is what a data server has.
+type Space struct {
+	Free, Total int64
+}
+
+// BlobStore is the storage of a data server: immutable objects under ids.
+// Implemented by the local disks of a diskserver (diskserver/), by the HTTP
+// client of a remote data server, and by the erasure-coded gateway (gw/).
+// Object ids are 1–64 characters of [0-9a-f]; anything else is
+// KindInvalid.
+type BlobStore interface {
+	// Create streams r into a new object and returns once it is durable
+	// (fsync'd) and complete, with its size and checksums (adler32 and md5
+	// always). A failed or short read leaves no object behind. KindExist if
+	// id exists; KindInsufficient if no disk has room.
+	Create(ctx context.Context, id string, r io.Reader) (ObjectInfo, Sums, error)
+
+	// Open opens an object for reading; KindNotFound if missing.
+	Open(ctx context.Context, id string) (Object, error)
+
+	// Remove deletes an object; removing a missing object succeeds.
+	Remove(ctx context.Context, id string) error
+
+	// Walk calls fn for every object, in no particular order.
+	Walk(ctx context.Context, fn func(ObjectInfo) error) error
+
+	// Space reports free and total bytes.
+	Space(ctx context.Context) (Space, error)
+}
+
+// ValidObjectID reports whether id is a well-formed object id.
+func ValidObjectID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
