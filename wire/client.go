@@ -1,0 +1,88 @@
+package wire
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+	"shoal/sign"
+)
+
+// Client calls md's internal API (or a data server's) with signed requests.
+type Client struct {
+	Base    string // e.g. http://127.0.0.1:8080
+	Keys    *sign.Keys
+	HTTP    *fasthttp.Client
+	Timeout time.Duration // per call; 0 means 10s
+}
+
+// NewClient returns a client for base with its own connection pool.
+func NewClient(base string, keys *sign.Keys) *Client {
+	return &Client{
+		Base: strings.TrimRight(base, "/"),
+		Keys: keys,
+		HTTP: &fasthttp.Client{
+			Name:                     "shoal-internal",
+			NoDefaultUserAgentHeader: true,
+			MaxConnsPerHost:          64,
+			ReadTimeout:              30 * time.Second,
+			WriteTimeout:             30 * time.Second,
+		},
+	}
+}
+
+// Call POSTs in (JSON) to path and decodes the reply into out (may be nil).
+// It returns the HTTP status; a status ≥ 300 is returned as an *shoal.Error
+// whose kind follows the status and whose cause is md's reason text.
+func (c *Client) Call(path string, in, out any) (int, error) {
+	const op = "wire.Call"
+	body, err := json.Marshal(in)
+	if err != nil {
+		return 0, shoal.E(op, path, err)
+	}
+	req := fasthttp.AcquireRequest()
+	resp := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI(c.Base + path)
+	req.Header.SetMethod(fasthttp.MethodPost)
+	req.Header.SetContentType("application/json")
+	kid, exp, sig := Headers(c.Keys, fasthttp.MethodPost, path, body, time.Minute)
+	req.Header.Set(sign.HeaderKeyID, kid)
+	req.Header.Set(sign.HeaderExpiry, exp)
+	req.Header.Set(sign.HeaderSig, sig)
+	req.SetBody(body)
+	timeout := c.Timeout
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
+	if err := c.HTTP.DoTimeout(req, resp, timeout); err != nil {
+		return 0, shoal.E(op, c.Base+path, shoal.KindUnavailable, err)
+	}
+	status := resp.StatusCode()
+	if status >= 300 {
+		return status, shoal.Errorf(op, KindForStatus(status), "%s", strings.TrimSpace(string(resp.Body())))
+	}
+	if out != nil && len(resp.Body()) > 0 {
+		if err := json.Unmarshal(resp.Body(), out); err != nil {
+			return status, shoal.E(op, path, err)
+		}
+	}
+	return status, nil
+}
+
+// KindForStatus is the inverse of shoal.Kind.Status for relayed errors.
+func KindForStatus(status int) shoal.Kind {
+	for k := shoal.KindInvalid; k <= shoal.KindTimeout; k++ {
+		if k.Status() == status {
+			return k
+		}
+	}
+	if status >= 500 {
+		return shoal.KindUnavailable
+	}
+	return shoal.KindInvalid
+}
