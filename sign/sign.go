@@ -109,20 +109,20 @@ func (k *Keys) Sign(method, object string, exp int64, extra string) (kid, sig st
 	return k.current, hex.EncodeToString(mac(k.secrets[k.current], method, object, exp, extra))
 }
 
-// Verify checks a signature: KindUnauthorized if the key is unknown or the
+// Verify checks a signature: KindPermission (403, as for any presigned URL) if the key is unknown or the
 // signature wrong, or if it expired before now.
 func (k *Keys) Verify(method, object string, exp int64, extra, kid, sig string, now time.Time) error {
 	const op = "sign.Verify"
 	secret, ok := k.secrets[kid]
 	if !ok {
-		return shoal.Errorf(op, shoal.KindUnauthorized, "unknown key id")
+		return shoal.Errorf(op, shoal.KindPermission, "unknown key id")
 	}
 	got, err := hex.DecodeString(sig)
 	if err != nil || !hmac.Equal(got, mac(secret, method, object, exp, extra)) {
-		return shoal.Errorf(op, shoal.KindUnauthorized, "bad signature")
+		return shoal.Errorf(op, shoal.KindPermission, "bad signature")
 	}
 	if now.Unix() > exp {
-		return shoal.Errorf(op, shoal.KindUnauthorized, "signature expired")
+		return shoal.Errorf(op, shoal.KindPermission, "signature expired")
 	}
 	return nil
 }

@@ -38,8 +38,8 @@ func TestSignVerify(t *testing.T) {
 	}
 	for _, c := range cases {
 		err := k.Verify(c.method, c.obj, c.exp, c.xtra, c.kid, c.sig, c.now)
-		if !shoal.IsKind(err, shoal.KindUnauthorized) {
-			t.Errorf("%s: got %v, want unauthorized", c.name, err)
+		if !shoal.IsKind(err, shoal.KindPermission) {
+			t.Errorf("%s: got %v, want permission denied", c.name, err)
 		}
 	}
 }

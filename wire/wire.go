@@ -105,7 +105,7 @@ func Headers(keys *sign.Keys, method, path string, body []byte, ttl time.Duratio
 func Verify(keys *sign.Keys, method, path string, body []byte, kid, exp, sig string) error {
 	e, err := strconv.ParseInt(exp, 10, 64)
 	if err != nil {
-		return shoal.Errorf("wire.Verify", shoal.KindUnauthorized, "bad %s header", sign.HeaderExpiry)
+		return shoal.Errorf("wire.Verify", shoal.KindPermission, "bad %s header", sign.HeaderExpiry)
 	}
 	return keys.Verify(method, path, e, sign.BodyDigest(body), kid, sig, time.Now())
 }
