@@ -1,0 +1,91 @@
+package diskserver
+
+import (
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+
+	"shoal"
+)
+
+// disk is one data directory, normally the mount point of one filesystem.
+// Objects live under objects/ab/cd/<id> (fan-out from the id's first four
+// characters, so no directory grows huge); uploads in progress live in tmp/.
+type disk struct {
+	dir string
+}
+
+const (
+	objectsDir = "objects"
+	tmpDir     = "tmp"
+)
+
+// openDisk creates the layout under dir if needed and removes temp files
+// left by a crash: they were never renamed into place, so nobody refers to
+// them.
+func openDisk(dir string) (*disk, error) {
+	const op = "diskserver.openDisk"
+	d := &disk{dir: dir}
+	for _, sub := range []string{objectsDir, tmpDir} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o750); err != nil {
+			return nil, shoal.E(op, dir, err)
+		}
+	}
+	stale, err := os.ReadDir(filepath.Join(dir, tmpDir))
+	if err != nil {
+		return nil, shoal.E(op, dir, err)
+	}
+	for _, e := range stale {
+		if err := os.RemoveAll(filepath.Join(dir, tmpDir, e.Name())); err != nil {
+			return nil, shoal.E(op, dir, err)
+		}
+	}
+	return d, nil
+}
+
+// fanout returns the two directory levels of id: "ab", "cd" for "abcd…";
+// short ids are padded with '0' (the file name keeps the real id).
+func fanout(id string) (string, string) {
+	var b [4]byte
+	for i := range b {
+		b[i] = '0'
+		if i < len(id) {
+			b[i] = id[i]
+		}
+	}
+	return string(b[0:2]), string(b[2:4])
+}
+
+func (d *disk) objectDir(id string) string {
+	a, b := fanout(id)
+	return filepath.Join(d.dir, objectsDir, a, b)
+}
+
+func (d *disk) objectPath(id string) string {
+	return filepath.Join(d.objectDir(id), id)
+}
+
+// statfs reports the bytes available to us and the filesystem size, and the
+// filesystem id so that two directories on one filesystem count once.
+func (d *disk) statfs() (avail, total int64, fsid [2]int32, err error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(d.dir, &st); err != nil {
+		return 0, 0, fsid, shoal.E("diskserver.statfs", d.dir, err)
+	}
+	bsize := int64(st.Bsize)
+	return int64(st.Bavail) * bsize, int64(st.Blocks) * bsize, [2]int32(st.Fsid.Val), nil
+}
+
+// syncDir makes a rename or create in dir durable.
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

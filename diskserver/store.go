@@ -1,0 +1,342 @@
+package diskserver
+
+import (
+	"context"
+	"crypto/md5"
+	"errors"
+	"hash/adler32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"shoal"
+)
+
+// DefaultReserveBytes is the free space each disk keeps: Create refuses a
+// disk with less than this left.
+const DefaultReserveBytes = 64 << 20
+
+// copyBufSize is the size of the pooled buffers uploads stream through.
+const copyBufSize = 256 << 10
+
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBufSize); return &b }}
+
+// Store is a shoal.BlobStore over one or more local directories, one per
+// disk. Objects are files named by their id; a new object is written to a
+// temp file, fsync'd, then linked into place, so an object is either
+// complete or absent.
+type Store struct {
+	disks   []*disk
+	reserve int64
+
+	mu       sync.Mutex
+	creating map[string]bool // ids with a Create in flight, across all disks
+}
+
+var _ shoal.BlobStore = (*Store)(nil)
+
+// NewStore opens (creating if needed) the data directories and removes temp
+// files left by a crash. reserve is the free space Create leaves on each
+// disk (negative: DefaultReserveBytes; 0: none).
+func NewStore(dirs []string, reserve int64) (*Store, error) {
+	if len(dirs) == 0 {
+		return nil, shoal.Errorf("diskserver.NewStore", shoal.KindInvalid, "no data directory")
+	}
+	if reserve < 0 {
+		reserve = DefaultReserveBytes
+	}
+	s := &Store{reserve: reserve, creating: map[string]bool{}}
+	for _, dir := range dirs {
+		d, err := openDisk(dir)
+		if err != nil {
+			return nil, err
+		}
+		s.disks = append(s.disks, d)
+	}
+	return s, nil
+}
+
+func invalidID(op, id string) error {
+	return shoal.Errorf(op, shoal.KindInvalid, "bad object id %q", id)
+}
+
+// find returns the path of id on whichever disk holds it.
+func (s *Store) find(id string) (string, fs.FileInfo, bool) {
+	for _, d := range s.disks {
+		p := d.objectPath(id)
+		if fi, err := os.Stat(p); err == nil {
+			return p, fi, true
+		}
+	}
+	return "", nil, false
+}
+
+// pickDisk returns the disk with the most room beyond the reserve.
+func (s *Store) pickDisk() (*disk, error) {
+	var best *disk
+	var bestRoom int64
+	for _, d := range s.disks {
+		avail, _, _, err := d.statfs()
+		if err != nil {
+			continue // a failing disk takes no writes
+		}
+		if room := avail - s.reserve; room > 0 && (best == nil || room > bestRoom) {
+			best, bestRoom = d, room
+		}
+	}
+	if best == nil {
+		return nil, shoal.Errorf("diskserver.Create", shoal.KindInsufficient, "no disk has more than %d bytes free", s.reserve)
+	}
+	return best, nil
+}
+
+// Create implements shoal.BlobStore.
+func (s *Store) Create(ctx context.Context, id string, r io.Reader) (shoal.ObjectInfo, shoal.Sums, error) {
+	const op = "diskserver.Create"
+	if !shoal.ValidObjectID(id) {
+		return shoal.ObjectInfo{}, shoal.Sums{}, invalidID(op, id)
+	}
+	s.mu.Lock()
+	if s.creating[id] {
+		s.mu.Unlock()
+		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, shoal.KindExist)
+	}
+	s.creating[id] = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.creating, id)
+		s.mu.Unlock()
+	}()
+	if _, _, ok := s.find(id); ok {
+		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, shoal.KindExist)
+	}
+	d, err := s.pickDisk()
+	if err != nil {
+		return shoal.ObjectInfo{}, shoal.Sums{}, err
+	}
+	return d.create(ctx, id, r)
+}
+
+// create writes r to a temp file on d, hashing it in the same pass, and
+// links it into place once it is durable. Any failure removes the temp file.
+func (d *disk) create(ctx context.Context, id string, r io.Reader) (info shoal.ObjectInfo, sums shoal.Sums, err error) {
+	const op = "diskserver.Create"
+	tmp, err := os.CreateTemp(filepath.Join(d.dir, tmpDir), id+".*")
+	if err != nil {
+		return info, sums, shoal.E(op, id, diskErrKind(err), err)
+	}
+	name := tmp.Name()
+	defer func() {
+		if tmp != nil {
+			tmp.Close()
+		}
+		os.Remove(name) // after a successful link this drops the temp name only
+	}()
+
+	ad, md := adler32.New(), md5.New()
+	bufp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bufp)
+	buf := *bufp
+	var size int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return info, sums, shoal.E(op, id, shoal.KindTimeout, err)
+		}
+		n, rerr := r.Read(buf)
+		if n > 0 {
+			chunk := buf[:n]
+			if _, err := tmp.Write(chunk); err != nil {
+				return info, sums, shoal.E(op, id, diskErrKind(err), err)
+			}
+			ad.Write(chunk)
+			md.Write(chunk)
+			size += int64(n)
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return info, sums, readErr(op, id, rerr)
+		}
+	}
+	if err := tmp.Sync(); err != nil {
+		return info, sums, shoal.E(op, id, diskErrKind(err), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return info, sums, shoal.E(op, id, diskErrKind(err), err)
+	}
+	tmp = nil
+	dir := d.objectDir(id)
+	if _, err := os.Stat(dir); err != nil {
+		// A new fan-out directory: its own entries must be durable too.
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return info, sums, shoal.E(op, id, diskErrKind(err), err)
+		}
+		for _, p := range []string{filepath.Dir(dir), filepath.Dir(filepath.Dir(dir))} {
+			if err := syncDir(p); err != nil {
+				return info, sums, shoal.E(op, id, diskErrKind(err), err)
+			}
+		}
+	}
+	// Link, unlike rename, fails if the name exists: an object, once
+	// created, never changes.
+	if err := os.Link(name, filepath.Join(dir, id)); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return info, sums, shoal.E(op, id, shoal.KindExist)
+		}
+		return info, sums, shoal.E(op, id, diskErrKind(err), err)
+	}
+	if err := syncDir(dir); err != nil {
+		os.Remove(filepath.Join(dir, id))
+		return info, sums, shoal.E(op, id, diskErrKind(err), err)
+	}
+	sums = shoal.Sums{Adler32: ad.Sum32(), MD5: md.Sum(nil)}
+	return shoal.ObjectInfo{ID: id, Size: size, ModTime: time.Now()}, sums, nil
+}
+
+// readErr classifies a failure of the upload's reader: a *shoal.Error keeps
+// its kind; anything else (the client went away, a short body) is the
+// client's fault.
+func readErr(op, id string, err error) error {
+	var se *shoal.Error
+	if errors.As(err, &se) {
+		return shoal.E(op, id, err)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return shoal.E(op, id, shoal.KindTimeout, err)
+	}
+	return shoal.E(op, id, shoal.KindInvalid, err)
+}
+
+// diskErrKind is KindInsufficient for a full disk or quota, else KindOther.
+func diskErrKind(err error) shoal.Kind {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return shoal.KindInsufficient
+	}
+	return shoal.KindOther
+}
+
+// file is an open local object; the server sends it with sendfile.
+type file struct {
+	*os.File
+	size int64
+}
+
+func (f *file) Size() int64 { return f.size }
+
+// Open implements shoal.BlobStore.
+func (s *Store) Open(ctx context.Context, id string) (shoal.Object, error) {
+	f, err := s.openFile(id)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (s *Store) openFile(id string) (*file, error) {
+	const op = "diskserver.Open"
+	if !shoal.ValidObjectID(id) {
+		return nil, invalidID(op, id)
+	}
+	for _, d := range s.disks {
+		f, err := os.Open(d.objectPath(id))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, shoal.E(op, id, err)
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, shoal.E(op, id, err)
+		}
+		return &file{File: f, size: fi.Size()}, nil
+	}
+	return nil, shoal.E(op, id, shoal.KindNotFound)
+}
+
+// Remove implements shoal.BlobStore.
+func (s *Store) Remove(ctx context.Context, id string) error {
+	const op = "diskserver.Remove"
+	if !shoal.ValidObjectID(id) {
+		return invalidID(op, id)
+	}
+	for _, d := range s.disks {
+		if err := os.Remove(d.objectPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return shoal.E(op, id, err)
+		}
+	}
+	return nil
+}
+
+// Walk implements shoal.BlobStore. Files whose names are not object ids
+// (none should exist) are skipped.
+func (s *Store) Walk(ctx context.Context, fn func(shoal.ObjectInfo) error) error {
+	const op = "diskserver.Walk"
+	for _, d := range s.disks {
+		root := filepath.Join(d.dir, objectsDir)
+		err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil // removed while walking
+				}
+				return err
+			}
+			if e.IsDir() {
+				return ctx.Err()
+			}
+			if !shoal.ValidObjectID(e.Name()) {
+				return nil
+			}
+			fi, err := e.Info()
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			return fn(shoal.ObjectInfo{ID: e.Name(), Size: fi.Size(), ModTime: fi.ModTime()})
+		})
+		if err != nil {
+			return shoal.E(op, d.dir, err)
+		}
+	}
+	return nil
+}
+
+// Space implements shoal.BlobStore: bytes free beyond the reserve, and the
+// size of every distinct filesystem holding a data directory.
+func (s *Store) Space(ctx context.Context) (shoal.Space, error) {
+	var sp shoal.Space
+	seen := map[[2]int32]bool{}
+	for _, d := range s.disks {
+		avail, total, fsid, err := d.statfs()
+		if err != nil {
+			return shoal.Space{}, err
+		}
+		if fsid != [2]int32{} && seen[fsid] {
+			continue
+		}
+		seen[fsid] = true
+		sp.Total += total
+		if avail > s.reserve {
+			sp.Free += avail - s.reserve
+		}
+	}
+	return sp, nil
+}
+
+// Dirs returns the data directories, in the order given.
+func (s *Store) Dirs() []string {
+	out := make([]string, len(s.disks))
+	for i, d := range s.disks {
+		out[i] = d.dir
+	}
+	return out
+}

@@ -1,0 +1,77 @@
+package diskserver
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"shoal"
+	"shoal/storetest"
+)
+
+func TestStoreOneDisk(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) shoal.BlobStore {
+		s, err := NewStore([]string{t.TempDir()}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestStoreTwoDisks(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) shoal.BlobStore {
+		s, err := NewStore([]string{t.TempDir(), t.TempDir()}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestStaleTempRemovedAtStart(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := NewStore([]string{dir}, 0); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(dir, tmpDir, "abcd.123")
+	if err := os.WriteFile(stale, []byte("half an upload"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewStore([]string{dir}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale temp file still there after restart (stat err %v)", err)
+	}
+}
+
+func TestCreateRefusesWhenReserveExceedsFree(t *testing.T) {
+	s, err := NewStore([]string{t.TempDir()}, 1<<62)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = s.Create(t.Context(), "abc", strings.NewReader("x"))
+	if !shoal.IsKind(err, shoal.KindInsufficient) {
+		t.Errorf("Create with a reserve larger than the disk: %v, want KindInsufficient", err)
+	}
+}
+
+func TestObjectsStoredUnderIDs(t *testing.T) {
+	dir := t.TempDir()
+	s, err := NewStore([]string{dir}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Create(t.Context(), "abcdef01", strings.NewReader("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, objectsDir, "ab", "cd", "abcdef01")); err != nil {
+		t.Errorf("object not at objects/ab/cd/abcdef01: %v", err)
+	}
+	left, _ := os.ReadDir(filepath.Join(dir, tmpDir))
+	if len(left) != 0 {
+		t.Errorf("%d files left in tmp/ after a create", len(left))
+	}
+}

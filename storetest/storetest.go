@@ -1,0 +1,333 @@
+// Package storetest is the one conformance suite for shoal.BlobStore: every
+// implementation (the local diskserver store, its remote client, the
+// erasure-coded gateway) calls Run from its tests.
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"errors"
+	"fmt"
+	"hash/adler32"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"shoal"
+)
+
+// Run runs the suite; newStore returns an empty store for each subtest.
+func Run(t *testing.T, newStore func(t *testing.T) shoal.BlobStore) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, shoal.BlobStore)
+	}{
+		{"CreateOpenRead", testCreateOpenRead},
+		{"ReadAtOffsets", testReadAtOffsets},
+		{"Empty", testEmpty},
+		{"Checksums", testChecksums},
+		{"BadIDs", testBadIDs},
+		{"Duplicate", testDuplicate},
+		{"Missing", testMissing},
+		{"RemoveIdempotent", testRemove},
+		{"FailingReader", testFailingReader},
+		{"Walk", testWalk},
+		{"Space", testSpace},
+		{"ConcurrentCreates", testConcurrent},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newStore(t)) })
+	}
+}
+
+// Data returns n deterministic pseudo-random bytes.
+func Data(seed uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// FailingReader returns the first n bytes of data, then err.
+type FailingReader struct {
+	Data []byte
+	N    int
+	Err  error
+	off  int
+}
+
+func (r *FailingReader) Read(p []byte) (int, error) {
+	if r.off >= r.N {
+		return 0, r.Err
+	}
+	n := copy(p, r.Data[r.off:r.N])
+	r.off += n
+	return n, nil
+}
+
+func create(t *testing.T, s shoal.BlobStore, id string, data []byte) (shoal.ObjectInfo, shoal.Sums) {
+	t.Helper()
+	info, sums, err := s.Create(context.Background(), id, bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("Create(%s): %v", id, err)
+	}
+	if info.ID != id || info.Size != int64(len(data)) {
+		t.Fatalf("Create(%s) info = %+v, want id %s size %d", id, info, id, len(data))
+	}
+	return info, sums
+}
+
+func readAll(t *testing.T, s shoal.BlobStore, id string) []byte {
+	t.Helper()
+	o, err := s.Open(context.Background(), id)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", id, err)
+	}
+	defer o.Close()
+	got, err := io.ReadAll(io.NewSectionReader(o, 0, o.Size()))
+	if err != nil {
+		t.Fatalf("read %s: %v", id, err)
+	}
+	return got
+}
+
+func wantKind(t *testing.T, what string, err error, k shoal.Kind) {
+	t.Helper()
+	if !shoal.IsKind(err, k) {
+		t.Errorf("%s: got error %v (kind %v), want kind %v", what, err, shoal.KindOf(err), k)
+	}
+}
+
+func testCreateOpenRead(t *testing.T, s shoal.BlobStore) {
+	data := Data(1, 300_000)
+	create(t, s, "0123456789abcdef", data)
+	if got := readAll(t, s, "0123456789abcdef"); !bytes.Equal(got, data) {
+		t.Fatalf("read back %d bytes, differ from the %d written", len(got), len(data))
+	}
+	create(t, s, "a", []byte("short id"))
+	if got := readAll(t, s, "a"); string(got) != "short id" {
+		t.Fatalf("read back %q, want %q", got, "short id")
+	}
+}
+
+func testReadAtOffsets(t *testing.T, s shoal.BlobStore) {
+	data := Data(2, 100_000)
+	create(t, s, "beef", data)
+	o, err := s.Open(context.Background(), "beef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if o.Size() != int64(len(data)) {
+		t.Fatalf("Size() = %d, want %d", o.Size(), len(data))
+	}
+	for _, c := range []struct{ off, n int }{{0, 1}, {0, 100}, {1, 4096}, {65_535, 3}, {99_990, 10}, {50_000, 50_000}} {
+		p := make([]byte, c.n)
+		n, err := o.ReadAt(p, int64(c.off))
+		if n != c.n || (err != nil && err != io.EOF) {
+			t.Errorf("ReadAt(%d bytes at %d) = %d, %v", c.n, c.off, n, err)
+			continue
+		}
+		if !bytes.Equal(p, data[c.off:c.off+c.n]) {
+			t.Errorf("ReadAt(%d bytes at %d): wrong bytes", c.n, c.off)
+		}
+	}
+	// Past the end: fewer bytes and io.EOF, as io.ReaderAt requires.
+	p := make([]byte, 20)
+	n, err := o.ReadAt(p, 99_990)
+	if n != 10 || err != io.EOF || !bytes.Equal(p[:n], data[99_990:]) {
+		t.Errorf("ReadAt across the end = %d, %v; want 10, EOF", n, err)
+	}
+	if n, err := o.ReadAt(p, 100_000); n != 0 || err != io.EOF {
+		t.Errorf("ReadAt at the end = %d, %v; want 0, EOF", n, err)
+	}
+}
+
+func testEmpty(t *testing.T, s shoal.BlobStore) {
+	_, sums := create(t, s, "e0", nil)
+	if sums.Adler32 != 1 {
+		t.Errorf("adler32 of nothing = %08x, want 00000001", sums.Adler32)
+	}
+	if got := readAll(t, s, "e0"); len(got) != 0 {
+		t.Errorf("read %d bytes from an empty object", len(got))
+	}
+}
+
+func testChecksums(t *testing.T, s shoal.BlobStore) {
+	for i, n := range []int{1, 5552, 1 << 20} {
+		data := Data(uint64(10+i), n)
+		id := fmt.Sprintf("c%d", i)
+		_, sums := create(t, s, id, data)
+		if want := adler32.Checksum(data); sums.Adler32 != want {
+			t.Errorf("%s: adler32 = %08x, want %08x", id, sums.Adler32, want)
+		}
+		if want := md5.Sum(data); !bytes.Equal(sums.MD5, want[:]) {
+			t.Errorf("%s: md5 = %x, want %x", id, sums.MD5, want)
+		}
+	}
+}
+
+var badIDs = []string{"", "ABC", "../etc", "a/b", "xyz", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0", "a b", "a%2f"}
+
+func testBadIDs(t *testing.T, s shoal.BlobStore) {
+	ctx := context.Background()
+	for _, id := range badIDs {
+		_, _, err := s.Create(ctx, id, bytes.NewReader([]byte("x")))
+		wantKind(t, fmt.Sprintf("Create(%q)", id), err, shoal.KindInvalid)
+		_, err = s.Open(ctx, id)
+		wantKind(t, fmt.Sprintf("Open(%q)", id), err, shoal.KindInvalid)
+		wantKind(t, fmt.Sprintf("Remove(%q)", id), s.Remove(ctx, id), shoal.KindInvalid)
+	}
+	n := 0
+	if err := s.Walk(ctx, func(shoal.ObjectInfo) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("Walk lists %d objects after only bad creates", n)
+	}
+}
+
+func testDuplicate(t *testing.T, s shoal.BlobStore) {
+	create(t, s, "d1", []byte("first"))
+	_, _, err := s.Create(context.Background(), "d1", bytes.NewReader([]byte("second")))
+	wantKind(t, "second Create", err, shoal.KindExist)
+	if got := readAll(t, s, "d1"); string(got) != "first" {
+		t.Errorf("after duplicate create read %q, want %q", got, "first")
+	}
+}
+
+func testMissing(t *testing.T, s shoal.BlobStore) {
+	_, err := s.Open(context.Background(), "deadbeef")
+	wantKind(t, "Open missing", err, shoal.KindNotFound)
+}
+
+func testRemove(t *testing.T, s shoal.BlobStore) {
+	ctx := context.Background()
+	create(t, s, "f00d", []byte("bye"))
+	for i := range 2 {
+		if err := s.Remove(ctx, "f00d"); err != nil {
+			t.Fatalf("Remove #%d: %v", i+1, err)
+		}
+	}
+	_, err := s.Open(ctx, "f00d")
+	wantKind(t, "Open removed", err, shoal.KindNotFound)
+	if err := s.Remove(ctx, "0badf00d"); err != nil {
+		t.Errorf("Remove never-created: %v", err)
+	}
+	// The id is free again.
+	create(t, s, "f00d", []byte("again"))
+}
+
+func testFailingReader(t *testing.T, s shoal.BlobStore) {
+	ctx := context.Background()
+	data := Data(3, 1<<20)
+	boom := errors.New("client went away")
+	_, _, err := s.Create(ctx, "fa11", &FailingReader{Data: data, N: len(data) / 2, Err: boom})
+	if err == nil {
+		t.Fatal("Create from a failing reader succeeded")
+	}
+	_, err = s.Open(ctx, "fa11")
+	wantKind(t, "Open after failed create", err, shoal.KindNotFound)
+	s.Walk(ctx, func(o shoal.ObjectInfo) error {
+		t.Errorf("Walk lists %q after a failed create", o.ID)
+		return nil
+	})
+	// A failed create does not block the id.
+	create(t, s, "fa11", data)
+}
+
+func testWalk(t *testing.T, s shoal.BlobStore) {
+	want := map[string]int64{}
+	for i := range 20 {
+		id := fmt.Sprintf("%x", 0x1000+i*7919)
+		data := Data(uint64(i), i*100)
+		create(t, s, id, data)
+		want[id] = int64(len(data))
+	}
+	got := map[string]int64{}
+	err := s.Walk(context.Background(), func(o shoal.ObjectInfo) error {
+		if _, dup := got[o.ID]; dup {
+			t.Errorf("Walk lists %q twice", o.ID)
+		}
+		got[o.ID] = o.Size
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Errorf("Walk listed %d objects, want %d", len(got), len(want))
+	}
+	for id, size := range want {
+		if got[id] != size {
+			t.Errorf("Walk: %s size %d, want %d", id, got[id], size)
+		}
+	}
+	// An error from fn stops the walk and is returned.
+	stop := errors.New("stop")
+	calls := 0
+	err = s.Walk(context.Background(), func(shoal.ObjectInfo) error { calls++; return stop })
+	if err == nil || calls != 1 {
+		t.Errorf("Walk with failing fn: err %v after %d calls, want an error after 1", err, calls)
+	}
+}
+
+func testSpace(t *testing.T, s shoal.BlobStore) {
+	sp, err := s.Space(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.Total <= 0 || sp.Free < 0 || sp.Free > sp.Total {
+		t.Errorf("Space = %+v, want 0 ≤ Free ≤ Total and Total > 0", sp)
+	}
+}
+
+func testConcurrent(t *testing.T, s shoal.BlobStore) {
+	const n = 16
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			id := fmt.Sprintf("cc%02x", i)
+			_, _, errs[i] = s.Create(context.Background(), id, bytes.NewReader(Data(uint64(i), 50_000+i)))
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("Create #%d: %v", i, err)
+		}
+	}
+	for i := range n {
+		id := fmt.Sprintf("cc%02x", i)
+		if got := readAll(t, s, id); !bytes.Equal(got, Data(uint64(i), 50_000+i)) {
+			t.Errorf("%s: wrong content", id)
+		}
+	}
+	// The same id created concurrently: exactly one wins.
+	var wins, exists int
+	var mu sync.Mutex
+	for i := range n {
+		wg.Go(func() {
+			_, _, err := s.Create(context.Background(), "5a5e", bytes.NewReader(Data(uint64(i), 20_000)))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				wins++
+			case shoal.IsKind(err, shoal.KindExist):
+				exists++
+			default:
+				t.Errorf("concurrent Create of one id: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if wins != 1 || exists != n-1 {
+		t.Errorf("concurrent creates of one id: %d won, %d KindExist; want 1 and %d", wins, exists, n-1)
+	}
+}
