@@ -224,7 +224,8 @@ func diskErrKind(err error) shoal.Kind {
 // file is an open local object; the server sends it with sendfile.
 type file struct {
 	*os.File
-	size int64
+	size    int64
+	modTime time.Time
 }
 
 func (f *file) Size() int64 { return f.size }
@@ -256,7 +257,7 @@ func (s *Store) openFile(id string) (*file, error) {
 			f.Close()
 			return nil, shoal.E(op, id, err)
 		}
-		return &file{File: f, size: fi.Size()}, nil
+		return &file{File: f, size: fi.Size(), modTime: fi.ModTime()}, nil
 	}
 	return nil, shoal.E(op, id, shoal.KindNotFound)
 }

@@ -1,0 +1,171 @@
+package diskserver
+
+import (
+	"crypto/md5"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+	"shoal/sign"
+	"shoal/wire"
+)
+
+// Response headers a raw PUT answers with, so that gw and repair learn the
+// stored object's size and checksums (RFC 3230 Digest: adler32 in hex as
+// WLCG does, md5 in base64).
+const (
+	HeaderDigest = "Digest"
+	HeaderSize   = "X-Shoal-Size"
+)
+
+// serveObject handles PUT, GET, HEAD and DELETE on /obj/<id>.
+func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
+	const op = "diskserver"
+	if !shoal.ValidObjectID(id) {
+		fail(ctx, shoal.Errorf(op, shoal.KindInvalid, "bad object id"))
+		return
+	}
+	method := string(ctx.Method())
+	switch method {
+	case fasthttp.MethodGet, fasthttp.MethodHead, fasthttp.MethodPut, fasthttp.MethodDelete:
+	default:
+		ctx.Response.Header.Set("Allow", "GET, HEAD, PUT, DELETE")
+		fail(ctx, shoal.Errorf(op, shoal.KindNotAllowed, "%s not allowed on objects", method))
+		return
+	}
+	upload, err := s.verifyURL(ctx, method, id)
+	if err != nil {
+		fail(ctx, err)
+		return
+	}
+	switch method {
+	case fasthttp.MethodGet, fasthttp.MethodHead:
+		s.serveGet(ctx, id)
+	case fasthttp.MethodPut:
+		s.servePut(ctx, id, upload)
+	case fasthttp.MethodDelete:
+		if err := s.store.Remove(ctx, id); err != nil {
+			fail(ctx, err)
+			return
+		}
+		ctx.SetStatusCode(fasthttp.StatusNoContent)
+	}
+}
+
+// verifyURL checks the signed query of an object request and returns its
+// upload id. A HEAD may use a URL signed for GET (it is a GET without body).
+func (s *Server) verifyURL(ctx *fasthttp.RequestCtx, method, id string) (string, error) {
+	const op = "diskserver.verify"
+	args := ctx.QueryArgs()
+	expS, kid, sig := args.Peek(sign.ParamExpiry), args.Peek(sign.ParamKeyID), args.Peek(sign.ParamSig)
+	if len(expS) == 0 || len(kid) == 0 || len(sig) == 0 {
+		return "", shoal.Errorf(op, shoal.KindPermission, "missing signature (exp, kid, sig)")
+	}
+	exp, err := strconv.ParseInt(string(expS), 10, 64)
+	if err != nil {
+		return "", shoal.Errorf(op, shoal.KindPermission, "bad expiry")
+	}
+	upload := string(args.Peek(sign.ParamUpload))
+	now := time.Now()
+	err = s.opts.Keys.Verify(method, id, exp, upload, string(kid), string(sig), now)
+	if err != nil && method == fasthttp.MethodHead {
+		if s.opts.Keys.Verify(fasthttp.MethodGet, id, exp, upload, string(kid), string(sig), now) == nil {
+			err = nil
+		}
+	}
+	return upload, err
+}
+
+// servePut stores the body as object id and, with an upload id, commits it
+// to md and relays md's answer; a failed commit removes the object.
+func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string) {
+	const op = "diskserver.PUT"
+	if upload != "" && s.md == nil {
+		fail(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no md to commit to"))
+		return
+	}
+	body := &exactReader{r: ctx.RequestBodyStream(), want: int64(ctx.Request.Header.ContentLength())}
+	info, sums, err := s.store.Create(ctx, id, body)
+	if err != nil {
+		fail(ctx, err)
+		return
+	}
+	setSumHeaders(ctx, info, sums)
+	if upload == "" {
+		ctx.SetStatusCode(fasthttp.StatusCreated)
+		return
+	}
+	req := wire.CommitRequest{
+		Upload:  upload,
+		Size:    info.Size,
+		Adler32: wire.FormatAdler32(sums.Adler32),
+		MD5:     hex.EncodeToString(sums.MD5),
+		MTime:   info.ModTime.UnixNano(),
+		Replicas: []wire.Replica{{
+			Server: s.opts.ID, Object: id, Size: info.Size, Sum: sums.Adler32,
+		}},
+	}
+	var reply wire.CommitReply
+	status, err := s.md.Call(wire.PathCommit, req, &reply)
+	if err == nil && status != fasthttp.StatusCreated && status != fasthttp.StatusNoContent {
+		err = shoal.Errorf(op, shoal.KindUnavailable, "md answered the commit with %d", status)
+	}
+	if err != nil {
+		if rerr := s.store.Remove(ctx, id); rerr != nil {
+			s.log.Error("removing uncommitted object", "object", id, "err", rerr)
+		}
+		if status >= 400 {
+			// md's own answer (its status and reason), relayed as is.
+			ctx.Response.Reset()
+			ctx.SetStatusCode(status)
+			ctx.SetContentType("text/plain; charset=utf-8")
+			ctx.SetBodyString(shoal.Reason(err) + "\n")
+			return
+		}
+		fail(ctx, shoal.E(op, id, shoal.KindUnavailable, err))
+		return
+	}
+	if reply.ETag != "" {
+		ctx.Response.Header.Set(fasthttp.HeaderETag, reply.ETag)
+	}
+	ctx.SetStatusCode(status)
+}
+
+func setSumHeaders(ctx *fasthttp.RequestCtx, info shoal.ObjectInfo, sums shoal.Sums) {
+	d := "adler32=" + wire.FormatAdler32(sums.Adler32)
+	if len(sums.MD5) == md5.Size {
+		d += ",md5=" + base64.StdEncoding.EncodeToString(sums.MD5)
+	}
+	ctx.Response.Header.Set(HeaderDigest, d)
+	ctx.Response.Header.Set(HeaderSize, strconv.FormatInt(info.Size, 10))
+}
+
+// exactReader fails with io.ErrUnexpectedEOF if the body ends before its
+// Content-Length (want < 0: chunked, no check), so a client that dies
+// half-way never leaves a short object.
+type exactReader struct {
+	r    io.Reader
+	want int64
+	got  int64
+}
+
+func (e *exactReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	e.got += int64(n)
+	if err == io.EOF && e.want >= 0 && e.got != e.want {
+		return n, shoal.Errorf("diskserver.PUT", shoal.KindInvalid, "body ended after %d of %d bytes: %w", e.got, e.want, io.ErrUnexpectedEOF)
+	}
+	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+		return n, shoal.Errorf("diskserver.PUT", shoal.KindTooLarge, "body larger than the limit")
+	}
+	if err != nil && err != io.EOF {
+		return n, shoal.Errorf("diskserver.PUT", shoal.KindInvalid, "reading body: %w", err)
+	}
+	return n, err
+}

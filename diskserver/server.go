@@ -1,0 +1,238 @@
+// Package diskserver is shoal's data server over local disks: a BlobStore
+// of immutable objects under ids (Store), and an HTTP server (Server) that
+// serves them to clients holding a signed URL from md, commits finished
+// uploads to md, heartbeats its free space and drains its garbage queue.
+package diskserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+	"shoal/sign"
+	"shoal/wire"
+)
+
+// Defaults for Options.
+const (
+	DefaultHeartbeatInterval = 5 * time.Second
+	DefaultGarbageInterval   = 30 * time.Second
+	DefaultMaxBodySize       = 64 << 30 // largest PUT body, bytes
+	DefaultPool              = "default"
+	// GarbageBatch is how many garbage items one drain asks md for.
+	GarbageBatch = 1000
+)
+
+// PathSpace is the data server's internal endpoint reporting shoal.Space
+// (POST, signed like wire calls, empty body → JSON shoal.Space).
+const PathSpace = "/.shoal/space"
+
+// serverIDFile holds the persisted server id in the first data directory.
+const serverIDFile = "server-id"
+
+// Options configure a Server.
+type Options struct {
+	ID                string        // stable server id; empty: persisted in Dirs[0]/server-id
+	Listen            string        // host:port, used by cmd to make the listener
+	PublicURL         string        // base URL md redirects clients to
+	Dirs              []string      // data directories, one per disk
+	MDURL             string        // md's base URL; empty: no commits, heartbeats or garbage
+	Keys              *sign.Keys    // cluster secrets
+	Pool              string        // pool this server belongs to; empty: DefaultPool
+	HeartbeatInterval time.Duration // 0: DefaultHeartbeatInterval
+	GarbageInterval   time.Duration // 0: DefaultGarbageInterval
+	MaxBodySize       int64         // 0: DefaultMaxBodySize
+	ReserveBytes      int64         // free space kept on each disk; 0: DefaultReserveBytes, <0: none
+	Logger            *slog.Logger  // nil: slog.Default()
+}
+
+// Server is the HTTP front of a Store.
+type Server struct {
+	opts  Options
+	store *Store
+	md    *wire.Client // nil without MDURL
+	log   *slog.Logger
+	http  *fasthttp.Server
+
+	startOnce sync.Once
+	cancel    context.CancelFunc
+	loops     sync.WaitGroup
+}
+
+// New opens the data directories and prepares the server; nothing runs
+// until Start or Serve.
+func New(opts Options) (*Server, error) {
+	const op = "diskserver.New"
+	if opts.Keys == nil {
+		return nil, shoal.Errorf(op, shoal.KindInvalid, "no signing keys")
+	}
+	if len(opts.Dirs) == 0 {
+		return nil, shoal.Errorf(op, shoal.KindInvalid, "no data directory")
+	}
+	if opts.Pool == "" {
+		opts.Pool = DefaultPool
+	}
+	if opts.HeartbeatInterval <= 0 {
+		opts.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if opts.GarbageInterval <= 0 {
+		opts.GarbageInterval = DefaultGarbageInterval
+	}
+	if opts.MaxBodySize <= 0 {
+		opts.MaxBodySize = DefaultMaxBodySize
+	}
+	reserve := opts.ReserveBytes
+	switch {
+	case reserve == 0:
+		reserve = DefaultReserveBytes
+	case reserve < 0:
+		reserve = 0
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	store, err := NewStore(opts.Dirs, reserve)
+	if err != nil {
+		return nil, err
+	}
+	if opts.ID == "" {
+		if opts.ID, err = loadServerID(opts.Dirs[0]); err != nil {
+			return nil, err
+		}
+	}
+	s := &Server{opts: opts, store: store, log: opts.Logger.With("server", opts.ID)}
+	if opts.MDURL != "" {
+		s.md = wire.NewClient(opts.MDURL, opts.Keys)
+	}
+	maxBody := int(opts.MaxBodySize)
+	if int64(maxBody) != opts.MaxBodySize {
+		maxBody = int(^uint(0) >> 1)
+	}
+	s.http = &fasthttp.Server{
+		Handler:                       s.Handler(),
+		Name:                          "shoal-disk",
+		StreamRequestBody:             true,
+		MaxRequestBodySize:            maxBody,
+		DisablePreParseMultipartForm:  true,
+		NoDefaultContentType:          true,
+		DisableHeaderNamesNormalizing: false,
+		IdleTimeout:                   2 * time.Minute,
+		CloseOnShutdown:               true,
+	}
+	return s, nil
+}
+
+// ID is the server's id, as reported to md.
+func (s *Server) ID() string { return s.opts.ID }
+
+// Store is the server's local store.
+func (s *Server) Store() *Store { return s.store }
+
+// loadServerID reads dir/server-id, creating it with a random id once.
+func loadServerID(dir string) (string, error) {
+	const op = "diskserver.serverID"
+	p := filepath.Join(dir, serverIDFile)
+	b, err := os.ReadFile(p)
+	if err == nil {
+		id := strings.TrimSpace(string(b))
+		if id == "" {
+			return "", shoal.Errorf(op, shoal.KindInvalid, "%s is empty", p)
+		}
+		return id, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", shoal.E(op, p, err)
+	}
+	r := make([]byte, 8)
+	rand.Read(r)
+	id := "disk-" + hex.EncodeToString(r)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o640)
+	if errors.Is(err, fs.ErrExist) {
+		return loadServerID(dir) // created concurrently
+	}
+	if err != nil {
+		return "", shoal.E(op, p, err)
+	}
+	_, err = f.WriteString(id + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = syncDir(dir)
+	}
+	if err != nil {
+		return "", shoal.E(op, p, err)
+	}
+	return id, nil
+}
+
+// Start starts the heartbeat and garbage loops (if MDURL is set), once;
+// they stop when ctx is cancelled or on Close. Serve calls it; a process
+// that mounts Handler in its own server (shoal all) calls it once md is up.
+func (s *Server) Start(ctx context.Context) {
+	s.startOnce.Do(func() {
+		ctx, s.cancel = context.WithCancel(ctx)
+		if s.md == nil {
+			return
+		}
+		s.loops.Go(func() { s.heartbeatLoop(ctx) })
+		s.loops.Go(func() { s.garbageLoop(ctx) })
+	})
+}
+
+// Serve starts the loops and serves HTTP on ln until Close.
+func (s *Server) Serve(ln net.Listener) error {
+	s.Start(context.Background())
+	return s.http.Serve(ln)
+}
+
+// Close stops the loops and the HTTP server (if Serve was called).
+func (s *Server) Close() error {
+	s.startOnce.Do(func() {}) // a later Start does nothing
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.loops.Wait()
+	return s.http.Shutdown()
+}
+
+// Handler is the server's request handler: objects under /obj/ and the
+// internal endpoints.
+func (s *Server) Handler() fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		path := ctx.Path()
+		switch {
+		case strings.HasPrefix(string(path), "/obj/"):
+			s.serveObject(ctx, string(path[len("/obj/"):]))
+		case string(path) == wire.PathObjects:
+			s.serveObjectList(ctx)
+		case string(path) == PathSpace:
+			s.serveSpace(ctx)
+		default:
+			fail(ctx, shoal.Errorf("diskserver", shoal.KindNotFound, "no such endpoint"))
+		}
+	}
+}
+
+// fail answers err's status with its short reason.
+func fail(ctx *fasthttp.RequestCtx, err error) {
+	ctx.Response.Reset()
+	ctx.SetStatusCode(shoal.KindOf(err).Status())
+	ctx.SetContentType("text/plain; charset=utf-8")
+	ctx.SetBodyString(shoal.Reason(err) + "\n")
+}
