@@ -2,6 +2,7 @@ package diskserver
 
 import (
 	"encoding/json"
+	"io"
 
 	"github.com/valyala/fasthttp"
 
@@ -10,13 +11,25 @@ import (
 	"shoal/wire"
 )
 
-// verifyCall checks the signature headers of an internal POST.
+// maxCallBody bounds the body of an internal call.
+const maxCallBody = 1 << 20
+
+// verifyCall reads the (small) body of an internal POST and checks its
+// signature headers.
 func (s *Server) verifyCall(ctx *fasthttp.RequestCtx) error {
+	const op = "diskserver"
 	if !ctx.IsPost() {
-		return shoal.Errorf("diskserver", shoal.KindNotAllowed, "internal endpoints take POST")
+		return shoal.Errorf(op, shoal.KindNotAllowed, "internal endpoints take POST")
+	}
+	body, err := io.ReadAll(io.LimitReader(ctx.RequestBodyStream(), maxCallBody+1))
+	if err != nil {
+		return shoal.Errorf(op, shoal.KindInvalid, "reading body: %v", err)
+	}
+	if len(body) > maxCallBody {
+		return shoal.Errorf(op, shoal.KindTooLarge, "internal call body over %d bytes", maxCallBody)
 	}
 	h := &ctx.Request.Header
-	return wire.Verify(s.opts.Keys, fasthttp.MethodPost, string(ctx.Path()), ctx.Request.Body(),
+	return wire.Verify(s.opts.Keys, fasthttp.MethodPost, string(ctx.Path()), body,
 		string(h.Peek(sign.HeaderKeyID)), string(h.Peek(sign.HeaderExpiry)), string(h.Peek(sign.HeaderSig)))
 }
 

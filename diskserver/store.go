@@ -34,7 +34,7 @@ type Store struct {
 	reserve int64
 
 	mu       sync.Mutex
-	creating map[string]bool // ids with a Create in flight, across all disks
+	creating map[string]chan struct{} // ids with a Create in flight; closed when it ends
 }
 
 var _ shoal.BlobStore = (*Store)(nil)
@@ -49,7 +49,7 @@ func NewStore(dirs []string, reserve int64) (*Store, error) {
 	if reserve < 0 {
 		reserve = DefaultReserveBytes
 	}
-	s := &Store{reserve: reserve, creating: map[string]bool{}}
+	s := &Store{reserve: reserve, creating: map[string]chan struct{}{}}
 	for _, dir := range dirs {
 		d, err := openDisk(dir)
 		if err != nil {
@@ -100,18 +100,30 @@ func (s *Store) Create(ctx context.Context, id string, r io.Reader) (shoal.Objec
 	if !shoal.ValidObjectID(id) {
 		return shoal.ObjectInfo{}, shoal.Sums{}, invalidID(op, id)
 	}
-	s.mu.Lock()
-	if s.creating[id] {
-		s.mu.Unlock()
-		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, shoal.KindExist)
-	}
-	s.creating[id] = true
-	s.mu.Unlock()
-	defer func() {
+	// One Create per id at a time, across disks: a second one waits for the
+	// first, then finds its object (KindExist) or, if it failed, takes over.
+	for {
 		s.mu.Lock()
-		delete(s.creating, id)
+		busy, ok := s.creating[id]
+		if !ok {
+			done := make(chan struct{})
+			s.creating[id] = done
+			s.mu.Unlock()
+			defer func() {
+				s.mu.Lock()
+				delete(s.creating, id)
+				s.mu.Unlock()
+				close(done)
+			}()
+			break
+		}
 		s.mu.Unlock()
-	}()
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, shoal.KindTimeout, ctx.Err())
+		}
+	}
 	if _, _, ok := s.find(id); ok {
 		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, shoal.KindExist)
 	}
