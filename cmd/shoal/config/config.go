@@ -1,0 +1,217 @@
+// Package config is the configuration of the shoal binary: one typed
+// struct with every key and its default, loaded by viper from a YAML file,
+// SHOAL_* environment variables and cobra flags, validated at the edge and
+// then passed down as plain values.
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Config is every setting of every shoal command, in one place. Each leaf
+// is a config-file key (its mapstructure path, e.g. md.data_mode), a
+// SHOAL_* environment variable (SHOAL_MD_DATA_MODE) and, for the commands
+// that use it, a flag. The doc tag is the one-line comment printed by
+// `shoal config defaults`; Defaults holds the values.
+//
+// Precedence, highest first: flag, environment, config file, default.
+type Config struct {
+	SecretFile string        `mapstructure:"secret_file" doc:"cluster secret file (\"KID SECRET\" per line, first signs); shoal all creates DATA/secret when empty"`
+	Log        LogConfig     `mapstructure:"log" doc:"logging (log/slog, to stderr)"`
+	All        AllConfig     `mapstructure:"all" doc:"shoal all: md + one data server + SQLite in one process"`
+	MD         MDConfig      `mapstructure:"md" doc:"metadata frontend (shoal md, shoal all)"`
+	Catalog    CatalogConfig `mapstructure:"catalog" doc:"SQL catalog used by md"`
+	Cache      CacheConfig   `mapstructure:"cache" doc:"caches in front of the catalog's read path"`
+	Disk       DiskConfig    `mapstructure:"disk" doc:"data server (shoal disk, shoal all)"`
+	Admin      AdminConfig   `mapstructure:"admin" doc:"shoal admin"`
+}
+
+type LogConfig struct {
+	Level  string `mapstructure:"level" doc:"debug, info, warn or error"`
+	Format string `mapstructure:"format" doc:"text or json"`
+}
+
+type AllConfig struct {
+	Data string `mapstructure:"data" doc:"directory holding everything: catalog.db, disk/, secret"`
+}
+
+type MDConfig struct {
+	Listen           string        `mapstructure:"listen" doc:"HOST:PORT md answers HTTP/WebDAV on"`
+	DataMode         string        `mapstructure:"data_mode" doc:"auto, redirect or proxy: how GET/PUT bytes reach data servers"`
+	InlineMax        Size          `mapstructure:"inline_max" doc:"files up to this size are stored in the catalog and served by md (0: never)"`
+	URLTTL           time.Duration `mapstructure:"url_ttl" doc:"lifetime of the signed data-server URLs md redirects to"`
+	NoRedirectAgents []string      `mapstructure:"no_redirect_agents" doc:"User-Agent substrings of clients that cannot follow redirects (auto mode proxies their GETs)"`
+	ServerTTL        time.Duration `mapstructure:"server_ttl" doc:"a data server is live while its last heartbeat is younger than this"`
+	ReusePort        bool          `mapstructure:"reuseport" doc:"listen with SO_REUSEPORT so several md processes share one port"`
+	ShutdownTimeout  time.Duration `mapstructure:"shutdown_timeout" doc:"on SIGINT/SIGTERM, how long in-flight requests may take to finish"`
+}
+
+type CatalogConfig struct {
+	DSN             string        `mapstructure:"dsn" doc:"sqlite:PATH or mysql://USER:PASS@HOST:PORT/DB (shoal all: sqlite:DATA/catalog.db)"`
+	MaxOpenConns    int           `mapstructure:"max_open_conns" doc:"connection pool size"`
+	MaxIdleConns    int           `mapstructure:"max_idle_conns" doc:"idle connections kept open"`
+	ConnMaxLifetime time.Duration `mapstructure:"conn_max_lifetime" doc:"connections are recycled after this"`
+	BusyTimeout     time.Duration `mapstructure:"busy_timeout" doc:"SQLite: how long a writer waits for the lock"`
+}
+
+type CacheConfig struct {
+	L1        string        `mapstructure:"l1" doc:"in-process tier: auto (on unless memcached is set), on or off"`
+	L1TTL     time.Duration `mapstructure:"l1_ttl" doc:"in-process entries live this long: the staleness bound across md replicas"`
+	L1Entries int           `mapstructure:"l1_entries" doc:"in-process tier capacity, in entries"`
+	Memcached []string      `mapstructure:"memcached" doc:"memcached servers HOST:PORT shared by all md replicas (empty: none)"`
+	TTL       time.Duration `mapstructure:"ttl" doc:"memcached entry lifetime"`
+	Timeout   time.Duration `mapstructure:"timeout" doc:"per memcached call; past it the catalog answers"`
+}
+
+type DiskConfig struct {
+	Listen    string        `mapstructure:"listen" doc:"HOST:PORT the data server listens on (empty: shoal all uses md's host and port + 1, shoal disk 127.0.0.1:8081)"`
+	Data      []string      `mapstructure:"data" doc:"data directories, one per filesystem (shoal all: DATA/disk)"`
+	MD        string        `mapstructure:"md" doc:"md base URL the data server commits and heartbeats to"`
+	PublicURL string        `mapstructure:"public_url" doc:"base URL clients are redirected to (empty: http://LISTEN)"`
+	ID        string        `mapstructure:"id" doc:"stable server id (empty: a random id made once and kept in the first data directory)"`
+	Pool      string        `mapstructure:"pool" doc:"pool the server belongs to"`
+	Heartbeat time.Duration `mapstructure:"heartbeat" doc:"interval between heartbeats to md"`
+}
+
+type AdminConfig struct {
+	MD string `mapstructure:"md" doc:"md base URL admin commands talk to"`
+}
+
+// Defaults is the configuration with nothing set.
+func Defaults() Config {
+	return Config{
+		Log: LogConfig{Level: "info", Format: "text"},
+		MD: MDConfig{
+			Listen:           "127.0.0.1:8080",
+			DataMode:         "auto",
+			InlineMax:        4 * KiB,
+			URLTTL:           time.Minute,
+			NoRedirectAgents: []string{"Microsoft-WebDAV-MiniRedir", "litmus", "davfs2", "gvfs", "gio/", "neon/"},
+			ServerTTL:        15 * time.Second,
+			ShutdownTimeout:  30 * time.Second,
+		},
+		Catalog: CatalogConfig{
+			MaxOpenConns:    16,
+			MaxIdleConns:    16,
+			ConnMaxLifetime: 5 * time.Minute,
+			BusyTimeout:     10 * time.Second,
+		},
+		Cache: CacheConfig{
+			L1:        "auto",
+			L1TTL:     10 * time.Second,
+			L1Entries: 100_000,
+			TTL:       10 * time.Minute,
+			Timeout:   100 * time.Millisecond,
+		},
+		Disk: DiskConfig{
+			Pool:      "default",
+			Heartbeat: 5 * time.Second,
+		},
+		Admin: AdminConfig{MD: "http://127.0.0.1:8080"},
+	}
+}
+
+// Validate reports the first setting that cannot work, naming its key.
+func (c *Config) Validate() error {
+	oneOf := func(key, v string, allowed ...string) error {
+		for _, a := range allowed {
+			if v == a {
+				return nil
+			}
+		}
+		return fmt.Errorf("%s: %q is not one of %s", key, v, strings.Join(allowed, ", "))
+	}
+	positive := func(key string, d time.Duration) error {
+		if d <= 0 {
+			return fmt.Errorf("%s: %v must be positive", key, d)
+		}
+		return nil
+	}
+	checks := []error{
+		oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error"),
+		oneOf("log.format", c.Log.Format, "text", "json"),
+		oneOf("md.data_mode", c.MD.DataMode, "auto", "redirect", "proxy"),
+		oneOf("cache.l1", c.Cache.L1, "auto", "on", "off"),
+		hostPort("md.listen", c.MD.Listen),
+		hostPort("disk.listen", c.Disk.Listen),
+		positive("md.url_ttl", c.MD.URLTTL),
+		positive("md.server_ttl", c.MD.ServerTTL),
+		positive("md.shutdown_timeout", c.MD.ShutdownTimeout),
+		positive("catalog.conn_max_lifetime", c.Catalog.ConnMaxLifetime),
+		positive("catalog.busy_timeout", c.Catalog.BusyTimeout),
+		positive("cache.l1_ttl", c.Cache.L1TTL),
+		positive("cache.ttl", c.Cache.TTL),
+		positive("cache.timeout", c.Cache.Timeout),
+		positive("disk.heartbeat", c.Disk.Heartbeat),
+		httpURL("disk.md", c.Disk.MD),
+		httpURL("disk.public_url", c.Disk.PublicURL),
+		httpURL("admin.md", c.Admin.MD),
+	}
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
+	}
+	if c.MD.InlineMax < 0 || c.MD.InlineMax > 1*MiB {
+		return fmt.Errorf("md.inline_max: %v must be between 0 and 1MiB", c.MD.InlineMax)
+	}
+	if c.Catalog.MaxOpenConns < 1 || c.Catalog.MaxIdleConns < 0 {
+		return fmt.Errorf("catalog.max_open_conns must be at least 1 and catalog.max_idle_conns at least 0")
+	}
+	if c.Cache.L1Entries < 1 {
+		return fmt.Errorf("cache.l1_entries: %d must be at least 1", c.Cache.L1Entries)
+	}
+	if c.Catalog.DSN != "" && !strings.HasPrefix(c.Catalog.DSN, "sqlite:") && !strings.HasPrefix(c.Catalog.DSN, "mysql://") {
+		return fmt.Errorf("catalog.dsn: want sqlite:PATH or mysql://USER:PASS@HOST:PORT/DB")
+	}
+	for _, m := range c.Cache.Memcached {
+		if err := hostPort("cache.memcached", m); err != nil || m == "" {
+			return fmt.Errorf("cache.memcached: %q is not HOST:PORT", m)
+		}
+	}
+	if c.Disk.Pool == "" {
+		return fmt.Errorf("disk.pool must not be empty")
+	}
+	return nil
+}
+
+// hostPort accepts "" (unset) or HOST:PORT with a numeric port.
+func hostPort(key, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%s: %q: want HOST:PORT", key, addr)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("%s: %q: bad port", key, addr)
+	}
+	return nil
+}
+
+// httpURL accepts "" (unset) or an absolute http(s) URL.
+func httpURL(key, s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s: %q: want http://HOST:PORT", key, s)
+	}
+	return nil
+}
+
+// normalize makes empty lists nil, so a config read back from a file
+// compares equal to Defaults.
+func (c *Config) normalize() {
+	for _, l := range []*[]string{&c.MD.NoRedirectAgents, &c.Cache.Memcached, &c.Disk.Data} {
+		if len(*l) == 0 {
+			*l = nil
+		}
+	}
+}
