@@ -4,7 +4,6 @@ import (
 	"crypto/md5"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"io"
 	"strconv"
 	"time"
@@ -90,7 +89,15 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string) {
 		fail(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no md to commit to"))
 		return
 	}
-	body := &exactReader{r: ctx.RequestBodyStream(), want: int64(ctx.Request.Header.ContentLength())}
+	// fasthttp does not enforce MaxRequestBodySize on streamed bodies
+	// (it only decides what to pre-read), so the limit is checked here.
+	want := int64(ctx.Request.Header.ContentLength())
+	if want > s.opts.MaxBodySize {
+		fail(ctx, shoal.Errorf(op, shoal.KindTooLarge, "body of %d bytes over the limit of %d", want, s.opts.MaxBodySize))
+		ctx.SetConnectionClose()
+		return
+	}
+	body := &exactReader{r: ctx.RequestBodyStream(), want: want, max: s.opts.MaxBodySize}
 	info, sums, err := s.store.Create(ctx, id, body)
 	if err != nil {
 		fail(ctx, err)
@@ -151,18 +158,19 @@ func setSumHeaders(ctx *fasthttp.RequestCtx, info shoal.ObjectInfo, sums shoal.S
 // half-way never leaves a short object.
 type exactReader struct {
 	r    io.Reader
-	want int64
+	want int64 // Content-Length; < 0 for chunked
+	max  int64 // the body limit
 	got  int64
 }
 
 func (e *exactReader) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
 	e.got += int64(n)
+	if e.got > e.max {
+		return n, shoal.Errorf("diskserver.PUT", shoal.KindTooLarge, "body over the limit of %d bytes", e.max)
+	}
 	if err == io.EOF && e.want >= 0 && e.got != e.want {
 		return n, shoal.Errorf("diskserver.PUT", shoal.KindInvalid, "body ended after %d of %d bytes: %w", e.got, e.want, io.ErrUnexpectedEOF)
-	}
-	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
-		return n, shoal.Errorf("diskserver.PUT", shoal.KindTooLarge, "body larger than the limit")
 	}
 	if err != nil && err != io.EOF {
 		return n, shoal.Errorf("diskserver.PUT", shoal.KindInvalid, "reading body: %w", err)

@@ -116,7 +116,7 @@ func New(opts Options) (*Server, error) {
 	if opts.MDURL != "" {
 		s.md = wire.NewClient(opts.MDURL, opts.Keys)
 	}
-	maxBody := int(opts.MaxBodySize)
+	maxBody := int(opts.MaxBodySize) // only decides pre-reading; servePut enforces the limit
 	if int64(maxBody) != opts.MaxBodySize {
 		maxBody = int(^uint(0) >> 1)
 	}
