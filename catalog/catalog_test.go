@@ -1,0 +1,105 @@
+package catalog_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"shoal"
+	"shoal/catalog"
+	"shoal/catalog/catalogtest"
+)
+
+func openSQLite(t testing.TB) *catalog.DB {
+	t.Helper()
+	db, err := catalog.Open(context.Background(), catalog.Options{DSN: "sqlite:" + filepath.Join(t.TempDir(), "catalog.db")})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestSQLiteConformance(t *testing.T) {
+	catalogtest.Run(t, func(t *testing.T) shoal.Catalog { return openSQLite(t) })
+}
+
+func TestOpenBadDSN(t *testing.T) {
+	for _, dsn := range []string{"", "postgres://x", "sqlite:", "mysql:/nope"} {
+		_, err := catalog.Open(context.Background(), catalog.Options{DSN: dsn})
+		if !shoal.IsKind(err, shoal.KindInvalid) {
+			t.Errorf("Open(%q) = %v, want KindInvalid", dsn, err)
+		}
+	}
+	_, err := catalog.Open(context.Background(), catalog.Options{DSN: "ftp://user:secret@host/db"})
+	if err == nil || strings.Contains(err.Error(), "secret") {
+		t.Errorf("Open error %v leaks the password", err)
+	}
+}
+
+// Several processes (here: handles) opening one new catalog at once must
+// migrate it exactly once.
+func TestSQLiteConcurrentOpen(t *testing.T) {
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "c.db")
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			db, err := catalog.Open(context.Background(), catalog.Options{DSN: dsn})
+			if err == nil {
+				_, err = db.Stat(context.Background(), "/")
+				db.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Errorf("concurrent Open: %v", err)
+		}
+	}
+}
+
+// A cold Stat at depth 8 costs at most 2 SQL round trips, found or not.
+func TestStatRoundTrips(t *testing.T) {
+	testStatRoundTrips(t, openSQLite(t))
+}
+
+func testStatRoundTrips(t *testing.T, db *catalog.DB) {
+	ctx := context.Background()
+	p := ""
+	for i := range 8 {
+		p += "/level" + string(rune('0'+i))
+		if _, err := db.Mkdir(ctx, p, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := p + "/file"
+	if _, err := db.PutInline(ctx, file, []byte("x"), shoal.Sums{}, time.Now(), false, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for depth, path := range map[int]string{8: p, 9: file} {
+		before := db.RoundTrips()
+		if _, err := db.Stat(ctx, path); err != nil {
+			t.Fatal(err)
+		}
+		n := db.RoundTrips() - before
+		t.Logf("%s: Stat at depth %d: %d round trips", db.Dialect(), depth, n)
+		if n > 2 {
+			t.Errorf("Stat at depth %d took %d round trips, want ≤ 2", depth, n)
+		}
+	}
+	before := db.RoundTrips()
+	if _, err := db.Stat(ctx, p+"/missing"); !shoal.IsKind(err, shoal.KindNotFound) {
+		t.Fatalf("Stat missing: %v", err)
+	}
+	if _, err := db.Stat(ctx, file+"/below/a/file"); !shoal.IsKind(err, shoal.KindNotDir) {
+		t.Fatalf("Stat below a file: %v", err)
+	}
+	n := db.RoundTrips() - before
+	t.Logf("%s: two failing Stats at depth 9-12: %d round trips", db.Dialect(), n)
+	if n > 4 {
+		t.Errorf("two failing Stats took %d round trips, want ≤ 4", n)
+	}
+}

@@ -1,0 +1,37 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+)
+
+// dialect is what differs between SQL engines: how to open them, their
+// schema DDL, an upsert, and how their errors read. Everything else is the
+// shared engine.
+type dialect interface {
+	name() string
+	// open returns the pool for reads and the pool for writes (which may be
+	// the same).
+	open(ctx context.Context, target string, o Options) (read, write *sql.DB, err error)
+	// migrations is the schema, one list of statements per version.
+	migrations() [][]string
+	// lockSchema serialises schema migration between processes; unlock
+	// releases the lock.
+	lockSchema(ctx context.Context, conn *sql.Conn) (unlock func(), err error)
+	// upsertServer is the statement that inserts or refreshes a server row
+	// (id, url, pool, state, free, total, last_seen_ns).
+	upsertServer() string
+	// classify returns the error kind of a driver error, and whether it is
+	// a transient conflict worth retrying the transaction for.
+	classify(err error) (k errClass)
+}
+
+// errClass is a driver error as the engine sees it.
+type errClass uint8
+
+const (
+	errOther       errClass = iota
+	errDuplicate            // unique or primary-key violation
+	errUnavailable          // cannot reach the database or it is busy
+	errRetry                // deadlock or serialisation failure: run the transaction again
+)

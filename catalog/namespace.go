@@ -1,0 +1,250 @@
+package catalog
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"shoal"
+)
+
+// Mkdir creates a directory; a concurrent Mkdir of the same path loses on
+// the unique (parent_id, name) key and gets KindExist.
+func (db *DB) Mkdir(ctx context.Context, path string, mtime time.Time) (*shoal.Entry, error) {
+	const op = "catalog.Mkdir"
+	var e *shoal.Entry
+	err := db.inTx(ctx, op, path, func(t *tx) error {
+		self, parent, err := t.lookupPair(ctx, path)
+		if err != nil {
+			return err
+		}
+		if self != nil || path == "/" {
+			return shoal.E(op, path, shoal.KindExist)
+		}
+		if err := checkParent(op, path, parent); err != nil {
+			return err
+		}
+		now := time.Now()
+		res, err := t.exec(ctx, `INSERT INTO entries (parent_id, name, path, path_hash, is_dir, mtime_ns, ctime_ns)
+			VALUES (?, ?, ?, ?, 1, ?, ?)`, parent.id, baseName(path), path, pathHash(path), mtime.UnixNano(), now.UnixNano())
+		if err != nil {
+			if db.isDup(err) {
+				return shoal.E(op, path, shoal.KindExist, err)
+			}
+			return err
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		e = &shoal.Entry{ID: id, Parent: parent.id, Path: path, IsDir: true, Version: 1,
+			MTime: time.Unix(0, mtime.UnixNano()), CTime: time.Unix(0, now.UnixNano())}
+		return nil
+	})
+	return e, err
+}
+
+func baseName(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
+
+// Remove deletes path and its subtree.
+func (db *DB) Remove(ctx context.Context, path string, graceUntil time.Time) error {
+	const op = "catalog.Remove"
+	if path == "/" {
+		return shoal.Errorf(op, shoal.KindPermission, "the root cannot be removed")
+	}
+	return db.inTx(ctx, op, path, func(t *tx) error {
+		n, err := t.lookup(ctx, path)
+		if err != nil {
+			return err
+		}
+		if n == nil {
+			return shoal.E(op, path, shoal.KindNotFound)
+		}
+		return t.removeTree(ctx, n, graceUntil)
+	})
+}
+
+// prepareTransfer does the checks Move and Copy share and clears dst when
+// overwriting. It returns src, dst's parent and whether dst is new.
+func (t *tx) prepareTransfer(ctx context.Context, op, src, dst string, overwrite bool, graceUntil time.Time) (s, dparent *node, created bool, err error) {
+	s, err = t.lookup(ctx, src)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if s == nil {
+		return nil, nil, false, shoal.E(op, src, shoal.KindNotFound)
+	}
+	if shoal.IsWithin(dst, src) {
+		return nil, nil, false, shoal.Errorf(op, shoal.KindInvalid, "destination %s is %s or inside it", dst, src)
+	}
+	d, dparent, err := t.lookupPair(ctx, dst)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if err := checkParent(op, dst, dparent); err != nil {
+		return nil, nil, false, err
+	}
+	if d != nil {
+		if !overwrite {
+			return nil, nil, false, shoal.Errorf(op, shoal.KindPrecondition, "destination %s exists", dst)
+		}
+		if shoal.IsWithin(src, dst) {
+			return nil, nil, false, shoal.Errorf(op, shoal.KindInvalid, "destination %s contains the source %s", dst, src)
+		}
+		if err := t.removeTree(ctx, d, graceUntil); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	return s, dparent, d == nil, nil
+}
+
+// Move renames src to dst; for a directory it rewrites the path (and path
+// hash) of every descendant in the same transaction.
+func (db *DB) Move(ctx context.Context, src, dst string, overwrite bool, graceUntil time.Time) (created bool, err error) {
+	const op = "catalog.Move"
+	err = db.inTx(ctx, op, src, func(t *tx) error {
+		s, dparent, c, err := t.prepareTransfer(ctx, op, src, dst, overwrite, graceUntil)
+		if err != nil {
+			return err
+		}
+		created = c
+		if _, err := t.exec(ctx, `UPDATE entries SET parent_id = ?, name = ?, path = ?, path_hash = ? WHERE id = ?`,
+			dparent.id, baseName(dst), dst, pathHash(dst), s.id); err != nil {
+			return err
+		}
+		if s.isDir {
+			return t.rewriteSubtree(ctx, src, dst)
+		}
+		return nil
+	})
+	return created, err
+}
+
+// rewriteSubtree renames every path below src to lie below dst, in
+// batched UPDATEs (the hash is computed here: SQLite has no SHA-256).
+func (t *tx) rewriteSubtree(ctx context.Context, src, dst string) error {
+	lo, hi := subtreeRange(src)
+	rows, err := t.query(ctx, `SELECT id, path FROM entries WHERE path >= ? AND path < ?`, lo, hi)
+	if err != nil {
+		return err
+	}
+	type idPath struct {
+		id   int64
+		path string
+	}
+	var all []idPath
+	for rows.Next() {
+		var r idPath
+		if err := rows.Scan(&r.id, &r.path); err != nil {
+			rows.Close()
+			return err
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	const chunk = 200
+	for len(all) > 0 {
+		n := min(chunk, len(all))
+		batch := all[:n]
+		all = all[n:]
+		var setPath, setHash strings.Builder
+		pathArgs := make([]any, 0, 2*n)
+		hashArgs := make([]any, 0, 2*n)
+		ids := make([]any, 0, n)
+		for _, r := range batch {
+			np := dst + r.path[len(src):]
+			setPath.WriteString(" WHEN ? THEN ?")
+			setHash.WriteString(" WHEN ? THEN ?")
+			pathArgs = append(pathArgs, r.id, np)
+			hashArgs = append(hashArgs, r.id, pathHash(np))
+			ids = append(ids, r.id)
+		}
+		args := append(append(pathArgs, hashArgs...), ids...)
+		q := `UPDATE entries SET path = CASE id` + setPath.String() + ` END, path_hash = CASE id` + setHash.String() +
+			` END WHERE id IN (` + placeholders(n) + `)`
+		if _, err := t.exec(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Copy duplicates src's tree at dst: new entries sharing src's immutable
+// objects (replica rows are copied, data is not) and its dead properties.
+func (db *DB) Copy(ctx context.Context, src, dst string, overwrite bool, graceUntil time.Time) (created bool, err error) {
+	const op = "catalog.Copy"
+	err = db.inTx(ctx, op, src, func(t *tx) error {
+		s, dparent, c, err := t.prepareTransfer(ctx, op, src, dst, overwrite, graceUntil)
+		if err != nil {
+			return err
+		}
+		created = c
+		type row struct {
+			id, parent int64
+			path       string
+			isDir      bool
+		}
+		cond, args := "id = ?", []any{s.id}
+		if s.isDir {
+			lo, hi := subtreeRange(src)
+			cond, args = "id = ? OR (path >= ? AND path < ?)", []any{s.id, lo, hi}
+		}
+		// Byte order puts every directory before its descendants.
+		rows, err := t.query(ctx, `SELECT id, parent_id, path, is_dir FROM entries WHERE `+cond+` ORDER BY path`, args...)
+		if err != nil {
+			return err
+		}
+		var all []row
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.id, &r.parent, &r.path, &r.isDir); err != nil {
+				rows.Close()
+				return err
+			}
+			all = append(all, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		newID := map[int64]int64{}
+		now := time.Now().UnixNano()
+		for i, r := range all {
+			parent := dparent.id
+			if i > 0 {
+				parent = newID[r.parent]
+			}
+			np := dst + r.path[len(src):]
+			if src == "/" {
+				np = dst + r.path
+			}
+			res, err := t.exec(ctx, `INSERT INTO entries (parent_id, name, path, path_hash, is_dir, size, mtime_ns, ctime_ns,
+				version, adler32, md5, sha256, inline, layout)
+				SELECT ?, ?, ?, ?, is_dir, size, mtime_ns, ?, 1, adler32, md5, sha256, inline, layout FROM entries WHERE id = ?`,
+				parent, baseName(np), np, pathHash(np), now, r.id)
+			if err != nil {
+				return err
+			}
+			id, err := res.LastInsertId()
+			if err != nil {
+				return err
+			}
+			newID[r.id] = id
+			if !r.isDir {
+				if _, err := t.exec(ctx, `INSERT INTO replicas (entry_id, server, object, shard, size, sum)
+					SELECT ?, server, object, shard, size, sum FROM replicas WHERE entry_id = ? ORDER BY id`, id, r.id); err != nil {
+					return err
+				}
+			}
+			if _, err := t.exec(ctx, `INSERT INTO props (entry_id, space, name, value)
+				SELECT ?, space, name, value FROM props WHERE entry_id = ?`, id, r.id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return created, err
+}

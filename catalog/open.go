@@ -1,0 +1,139 @@
+// Package catalog is shoal's SQL catalog: one engine over database/sql
+// implementing shoal.Catalog, with thin dialects for SQLite
+// (modernc.org/sqlite, embedded, single node) and MySQL/MariaDB (shared by
+// many md replicas).
+//
+// Paths are stored whole, with a unique 16-byte hash, so that a lookup at
+// any depth is one indexed query; a directory move rewrites the paths of
+// its subtree in the same transaction.
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"shoal"
+)
+
+// Defaults for Options fields left zero.
+const (
+	DefaultMaxOpenConns    = 16
+	DefaultMaxIdleConns    = 16
+	DefaultConnMaxLifetime = 5 * time.Minute
+	DefaultBusyTimeout     = 10 * time.Second
+	DefaultTxRetries       = 5
+)
+
+// Options configure Open.
+type Options struct {
+	// DSN is "sqlite:PATH" or "mysql://USER:PASS@HOST:PORT/DB" (also
+	// "mysql://USER:PASS@unix(/path/to.sock)/DB" or "?socket=/path").
+	DSN             string
+	MaxOpenConns    int           // read pool size (SQLite) or whole pool (MySQL)
+	MaxIdleConns    int           // idle connections kept
+	ConnMaxLifetime time.Duration // recycle connections after this
+	BusyTimeout     time.Duration // SQLite: how long a writer waits for the lock
+	TxRetries       int           // times a transaction is re-run after a deadlock
+}
+
+func (o *Options) setDefaults() {
+	if o.MaxOpenConns <= 0 {
+		o.MaxOpenConns = DefaultMaxOpenConns
+	}
+	if o.MaxIdleConns <= 0 {
+		o.MaxIdleConns = DefaultMaxIdleConns
+	}
+	if o.ConnMaxLifetime <= 0 {
+		o.ConnMaxLifetime = DefaultConnMaxLifetime
+	}
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = DefaultBusyTimeout
+	}
+	if o.TxRetries <= 0 {
+		o.TxRetries = DefaultTxRetries
+	}
+}
+
+// DB is the SQL catalog. It is safe for concurrent use.
+type DB struct {
+	d        dialect
+	read     *sql.DB // reads; never waits on writers (SQLite WAL)
+	write    *sql.DB // transactions (one connection for SQLite)
+	opts     Options
+	trips    atomic.Uint64
+	statStmt *sql.Stmt
+}
+
+var _ shoal.Catalog = (*DB)(nil)
+
+// Open connects to the catalog named by o.DSN and brings its schema up to
+// date. Several processes may open one catalog at once.
+func Open(ctx context.Context, o Options) (*DB, error) {
+	const op = "catalog.Open"
+	o.setDefaults()
+	var d dialect
+	var target string
+	switch {
+	case strings.HasPrefix(o.DSN, "sqlite:"):
+		d, target = sqliteDialect{}, strings.TrimPrefix(o.DSN, "sqlite:")
+		if target == "" {
+			return nil, shoal.Errorf(op, shoal.KindInvalid, "sqlite DSN needs a file path: sqlite:PATH")
+		}
+	case strings.HasPrefix(o.DSN, "mysql://"):
+		d, target = mysqlDialect{}, strings.TrimPrefix(o.DSN, "mysql://")
+	default:
+		return nil, shoal.Errorf(op, shoal.KindInvalid, "catalog DSN %q: want sqlite:PATH or mysql://USER:PASS@HOST:PORT/DB", redactDSN(o.DSN))
+	}
+	read, write, err := d.open(ctx, target, o)
+	if err != nil {
+		return nil, shoal.E(op, err)
+	}
+	db := &DB{d: d, read: read, write: write, opts: o}
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if db.statStmt, err = read.PrepareContext(ctx, statSQL); err != nil {
+		db.Close()
+		return nil, db.fail(op, "", err)
+	}
+	return db, nil
+}
+
+// redactDSN hides a password in a DSN for error messages.
+func redactDSN(dsn string) string {
+	at := strings.LastIndexByte(dsn, '@')
+	scheme := strings.Index(dsn, "://")
+	if at < 0 || scheme < 0 || at < scheme {
+		return dsn
+	}
+	userinfo := dsn[scheme+3 : at]
+	if u, _, ok := strings.Cut(userinfo, ":"); ok {
+		return dsn[:scheme+3] + u + ":***" + dsn[at:]
+	}
+	return dsn
+}
+
+// RoundTrips is the number of SQL statements (queries, execs, begins,
+// commits) sent so far: md metrics and benchmarks report it.
+func (db *DB) RoundTrips() uint64 { return db.trips.Load() }
+
+// Dialect names the SQL engine: "sqlite" or "mysql".
+func (db *DB) Dialect() string { return db.d.name() }
+
+// Close releases the connections.
+func (db *DB) Close() error {
+	if db.statStmt != nil {
+		db.statStmt.Close()
+	}
+	err := db.read.Close()
+	if db.write != db.read {
+		if werr := db.write.Close(); err == nil {
+			err = werr
+		}
+	}
+	return err
+}

@@ -1,0 +1,130 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"net"
+	"strings"
+	"syscall"
+
+	"shoal"
+)
+
+// tx is a write transaction whose statements are counted as round trips.
+type tx struct {
+	db *DB
+	tx *sql.Tx
+}
+
+func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	t.db.trips.Add(1)
+	return t.tx.ExecContext(ctx, q, args...)
+}
+
+func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	t.db.trips.Add(1)
+	return t.tx.QueryContext(ctx, q, args...)
+}
+
+func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	t.db.trips.Add(1)
+	return t.tx.QueryRowContext(ctx, q, args...)
+}
+
+func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	db.trips.Add(1)
+	return db.read.QueryContext(ctx, q, args...)
+}
+
+// inTx runs fn in a write transaction, committing if it returns nil. A
+// deadlock re-runs fn from the start (up to TxRetries times); any error
+// leaves nothing changed. Errors are mapped to *shoal.Error with op/path.
+func (db *DB) inTx(ctx context.Context, op, path string, fn func(t *tx) error) error {
+	var err error
+	for attempt := 0; attempt <= db.opts.TxRetries; attempt++ {
+		err = db.tryTx(ctx, fn)
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, errRace) && ctx.Err() == nil {
+			continue
+		}
+		var se *shoal.Error
+		if errors.As(err, &se) {
+			return err // a decision made by fn, not a driver failure
+		}
+		if db.d.classify(err) != errRetry || ctx.Err() != nil {
+			break
+		}
+	}
+	return db.fail(op, path, err)
+}
+
+func (db *DB) tryTx(ctx context.Context, fn func(t *tx) error) error {
+	db.trips.Add(1)
+	stx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	t := &tx{db: db, tx: stx}
+	if err := fn(t); err != nil {
+		stx.Rollback()
+		return err
+	}
+	db.trips.Add(1)
+	return stx.Commit()
+}
+
+// fail turns a driver error into a *shoal.Error. Duplicate keys that fn
+// did not anticipate (a concurrent create won the race) are KindExist;
+// callers that need another kind map errDuplicate themselves via isDup.
+func (db *DB) fail(op, path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *shoal.Error
+	if errors.As(err, &se) {
+		return err
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return shoal.E(op, path, shoal.KindUnavailable, err)
+	case isNetErr(err):
+		return shoal.E(op, path, shoal.KindUnavailable, err)
+	}
+	switch db.d.classify(err) {
+	case errDuplicate:
+		return shoal.E(op, path, shoal.KindExist, err)
+	case errUnavailable, errRetry:
+		return shoal.E(op, path, shoal.KindUnavailable, err)
+	}
+	return shoal.E(op, path, shoal.KindOther, err)
+}
+
+func (db *DB) isDup(err error) bool { return err != nil && db.d.classify(err) == errDuplicate }
+
+// isNetErr reports errors that mean the database server cannot be
+// reached: whatever the driver, md should answer 503.
+func isNetErr(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	return strings.Contains(err.Error(), "sql: database is closed")
+}
+
+// placeholders returns "?,?,…" with n marks.
+func placeholders(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strings.Repeat("?,", n-1) + "?"
+}
+
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

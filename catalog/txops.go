@@ -1,0 +1,224 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"shoal"
+)
+
+// node is the part of an entry that write transactions decide on.
+type node struct {
+	id      int64
+	path    string
+	isDir   bool
+	version int64
+}
+
+// errRace marks a transaction that lost a create race to a concurrent
+// one: inTx runs it again, and it then sees the winner's row.
+var errRace = errors.New("catalog: concurrent create, retry")
+
+// lookupPair finds path and its parent in one query; either may be nil.
+func (t *tx) lookupPair(ctx context.Context, path string) (self, parent *node, err error) {
+	pp := shoal.ParentPath(path)
+	rows, err := t.query(ctx, `SELECT id, path, is_dir, version FROM entries WHERE path_hash IN (?, ?)`,
+		pathHash(path), pathHash(pp))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n node
+		if err := rows.Scan(&n.id, &n.path, &n.isDir, &n.version); err != nil {
+			return nil, nil, err
+		}
+		switch n.path {
+		case path:
+			self = &n
+		case pp:
+			parent = &n
+		}
+	}
+	return self, parent, rows.Err()
+}
+
+// lookup finds one path, nil if missing.
+func (t *tx) lookup(ctx context.Context, path string) (*node, error) {
+	var n node
+	err := t.queryRow(ctx, `SELECT id, path, is_dir, version FROM entries WHERE path_hash = ?`, pathHash(path)).
+		Scan(&n.id, &n.path, &n.isDir, &n.version)
+	if err != nil {
+		if isNoRows(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if n.path != path {
+		return nil, nil
+	}
+	return &n, nil
+}
+
+// checkParent says why parent cannot hold a new child.
+func checkParent(op, path string, parent *node) error {
+	if parent == nil {
+		return shoal.Errorf(op, shoal.KindConflict, "parent of %s does not exist", path)
+	}
+	if !parent.isDir {
+		return shoal.Errorf(op, shoal.KindNotDir, "parent of %s is a file", path)
+	}
+	return nil
+}
+
+// entry re-reads an entry inside the transaction, replicas included.
+func (t *tx) entry(ctx context.Context, path string) (*shoal.Entry, error) {
+	rows, err := t.query(ctx, statSQL, pathHash(path))
+	if err != nil {
+		return nil, err
+	}
+	es, err := scanEntries(rows)
+	if err != nil {
+		return nil, err
+	}
+	if len(es) != 1 {
+		return nil, shoal.Errorf("catalog", shoal.KindOther, "entry %s vanished inside its transaction", path)
+	}
+	return es[0], nil
+}
+
+// objRef names an object on a server.
+type objRef struct{ server, object string }
+
+// replicaRefs lists the distinct objects referenced by the entries that
+// cond (an SQL condition over entries with args) selects.
+func (t *tx) replicaRefs(ctx context.Context, cond string, args ...any) ([]objRef, error) {
+	rows, err := t.query(ctx, `SELECT DISTINCT server, object FROM replicas WHERE entry_id IN (SELECT id FROM entries WHERE `+cond+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []objRef
+	for rows.Next() {
+		var r objRef
+		if err := rows.Scan(&r.server, &r.object); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// garbageUnreferenced queues those refs that no replica row names any
+// more: objects are shared after Copy, and only the last reference frees.
+func (t *tx) garbageUnreferenced(ctx context.Context, refs []objRef, notBefore time.Time) error {
+	const chunk = 100
+	for len(refs) > 0 {
+		n := min(chunk, len(refs))
+		batch := refs[:n]
+		refs = refs[n:]
+		var cond strings.Builder
+		args := make([]any, 0, 2*n)
+		for i, r := range batch {
+			if i > 0 {
+				cond.WriteString(" OR ")
+			}
+			cond.WriteString("(server = ? AND object = ?)")
+			args = append(args, r.server, r.object)
+		}
+		rows, err := t.query(ctx, `SELECT DISTINCT server, object FROM replicas WHERE `+cond.String(), args...)
+		if err != nil {
+			return err
+		}
+		live := map[objRef]bool{}
+		for rows.Next() {
+			var r objRef
+			if err := rows.Scan(&r.server, &r.object); err != nil {
+				rows.Close()
+				return err
+			}
+			live[r] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		var dead []objRef
+		for _, r := range batch {
+			if !live[r] {
+				dead = append(dead, r)
+			}
+		}
+		if err := t.queueGarbage(ctx, dead, notBefore); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// queueGarbage inserts refs into the garbage queue in one statement.
+func (t *tx) queueGarbage(ctx context.Context, refs []objRef, notBefore time.Time) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	var q strings.Builder
+	q.WriteString(`INSERT INTO garbage (server, object, not_before_ns) VALUES `)
+	args := make([]any, 0, 3*len(refs))
+	for i, r := range refs {
+		if i > 0 {
+			q.WriteByte(',')
+		}
+		q.WriteString("(?,?,?)")
+		args = append(args, r.server, r.object, notBefore.UnixNano())
+	}
+	_, err := t.exec(ctx, q.String(), args...)
+	return err
+}
+
+// removeTree deletes n (and, for a directory, everything below it) with
+// its replicas and properties, queueing objects no longer referenced.
+func (t *tx) removeTree(ctx context.Context, n *node, graceUntil time.Time) error {
+	cond, args := "id = ?", []any{n.id}
+	if n.isDir {
+		lo, hi := subtreeRange(n.path)
+		cond, args = "id = ? OR (path >= ? AND path < ?)", []any{n.id, lo, hi}
+	}
+	refs, err := t.replicaRefs(ctx, cond, args...)
+	if err != nil {
+		return err
+	}
+	sub := `(SELECT id FROM entries WHERE ` + cond + `)`
+	if len(refs) > 0 {
+		if _, err := t.exec(ctx, `DELETE FROM replicas WHERE entry_id IN `+sub, args...); err != nil {
+			return err
+		}
+	}
+	if _, err := t.exec(ctx, `DELETE FROM props WHERE entry_id IN `+sub, args...); err != nil {
+		return err
+	}
+	if _, err := t.exec(ctx, `DELETE FROM entries WHERE `+cond, args...); err != nil {
+		return err
+	}
+	return t.garbageUnreferenced(ctx, refs, graceUntil)
+}
+
+// insertReplicas adds entryID's replica rows in one statement.
+func (t *tx) insertReplicas(ctx context.Context, entryID int64, reps []shoal.Replica) error {
+	if len(reps) == 0 {
+		return nil
+	}
+	var q strings.Builder
+	q.WriteString(`INSERT INTO replicas (entry_id, server, object, shard, size, sum) VALUES `)
+	args := make([]any, 0, 6*len(reps))
+	for i, r := range reps {
+		if i > 0 {
+			q.WriteByte(',')
+		}
+		q.WriteString("(?,?,?,?,?,?)")
+		args = append(args, entryID, r.Server, r.Object, r.Shard, r.Size, int64(r.Sum))
+	}
+	_, err := t.exec(ctx, q.String(), args...)
+	return err
+}
