@@ -1,0 +1,208 @@
+package md
+
+import (
+	"bytes"
+	"html"
+	"io"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+)
+
+var (
+	hdrContentRange = []byte("Content-Range")
+	hdrRange        = []byte("Range")
+	hdrLocation     = []byte("Location")
+)
+
+// handleGet answers GET: inline files from the catalog, other files by
+// redirect or proxy, directories with a small HTML listing (browsers are
+// the clients that GET a collection; WebDAV clients use PROPFIND).
+func (s *Server) handleGet(ctx *fasthttp.RequestCtx) {
+	path, _, err := requestPath(ctx)
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	e, err := s.stat(ctx, path)
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	if e.IsDir {
+		s.getDir(ctx, e)
+		return
+	}
+	if e.Inline != nil || e.Size == 0 {
+		s.getInline(ctx, e)
+		return
+	}
+	if s.redirects(ctx) {
+		s.getRedirect(ctx, e)
+		return
+	}
+	s.getProxy(ctx, e)
+}
+
+// redirects reports whether this client is sent to the data server.
+func (s *Server) redirects(ctx *fasthttp.RequestCtx) bool {
+	switch s.opts.DataMode {
+	case DataRedirect:
+		return true
+	case DataProxy:
+		return false
+	}
+	ua := ctx.Request.Header.UserAgent()
+	for _, a := range s.opts.NoRedirectAgents {
+		if a != "" && bytes.Contains(ua, []byte(a)) {
+			return false
+		}
+	}
+	return true
+}
+
+// getInline serves a file kept in the catalog, with a single Range.
+func (s *Server) getInline(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
+	r, partial, err := parseRange(ctx.Request.Header.PeekBytes(hdrRange), e.Size)
+	if err != nil {
+		if shoal.IsKind(err, shoal.KindBadRange) {
+			writeError(ctx, err)
+			buf := getBuf()
+			buf.b = append(append(buf.b[:0], "bytes */"...), appendInt(nil, e.Size)...)
+			ctx.Response.Header.SetBytesKV(hdrContentRange, buf.b)
+			putBuf(buf)
+			return
+		}
+		writeError(ctx, err)
+		return
+	}
+	s.setEntryHeaders(ctx, e)
+	if !partial {
+		ctx.SetBody(e.Inline)
+		return
+	}
+	buf := getBuf()
+	buf.b = appendContentRange(buf.b[:0], r, e.Size)
+	ctx.Response.Header.SetBytesKV(hdrContentRange, buf.b)
+	putBuf(buf)
+	ctx.SetStatusCode(fasthttp.StatusPartialContent)
+	ctx.SetBody(e.Inline[r.start : r.end+1])
+}
+
+// signedGet picks a replica and signs a GET URL for it.
+func (s *Server) signedGet(ctx *fasthttp.RequestCtx, e *shoal.Entry) (string, error) {
+	sv, rep, err := s.placement.forRead(ctx, e)
+	if err != nil {
+		return "", err
+	}
+	return s.keys.URL(sv.URL, fasthttp.MethodGet, rep.Object, "", time.Now().Add(s.opts.URLTTL)), nil
+}
+
+// getRedirect sends the client to a data server with a signed URL that
+// carries its own credential.
+func (s *Server) getRedirect(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
+	u, err := s.signedGet(ctx, e)
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	s.setEntryHeaders(ctx, e)
+	ctx.Response.Header.Set("Location", u)
+	ctx.SetStatusCode(fasthttp.StatusFound)
+}
+
+// getProxy streams the file from a data server, passing Range through.
+func (s *Server) getProxy(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
+	u, err := s.signedGet(ctx, e)
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	req := fasthttp.AcquireRequest()
+	resp := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	req.SetRequestURI(u)
+	req.Header.SetMethod(fasthttp.MethodGet)
+	if rg := ctx.Request.Header.PeekBytes(hdrRange); len(rg) > 0 {
+		req.Header.SetBytesKV(hdrRange, rg)
+	}
+	if err := s.client.Do(req, resp); err != nil {
+		fasthttp.ReleaseResponse(resp)
+		writeError(ctx, shoal.E("GET", e.Path, shoal.KindUnavailable, err))
+		return
+	}
+	status := resp.StatusCode()
+	if status != fasthttp.StatusOK && status != fasthttp.StatusPartialContent {
+		body, _ := io.ReadAll(io.LimitReader(resp.BodyStream(), 4096))
+		ctx.SetStatusCode(status)
+		ctx.Response.Header.SetContentTypeBytes(ctTextPlain)
+		if cr := resp.Header.PeekBytes(hdrContentRange); status == fasthttp.StatusRequestedRangeNotSatisfiable && len(cr) > 0 {
+			ctx.Response.Header.SetBytesKV(hdrContentRange, cr)
+		}
+		resp.CloseBodyStream()
+		fasthttp.ReleaseResponse(resp)
+		ctx.SetBody(body)
+		return
+	}
+	s.setEntryHeaders(ctx, e)
+	ctx.SetStatusCode(status)
+	if cr := resp.Header.PeekBytes(hdrContentRange); len(cr) > 0 {
+		ctx.Response.Header.SetBytesKV(hdrContentRange, cr)
+	}
+	if ct := resp.Header.ContentType(); status == fasthttp.StatusPartialContent && bytes.HasPrefix(ct, []byte("multipart/")) {
+		ctx.Response.Header.SetContentTypeBytes(ct)
+	}
+	ctx.SetBodyStream(&proxiedBody{resp: resp}, resp.Header.ContentLength())
+}
+
+// proxiedBody is a data server's response body being relayed; fasthttp
+// closes it after writing, which returns the response to its pool.
+type proxiedBody struct{ resp *fasthttp.Response }
+
+func (p *proxiedBody) Read(b []byte) (int, error) { return p.resp.BodyStream().Read(b) }
+
+func (p *proxiedBody) Close() error {
+	err := p.resp.CloseBodyStream()
+	fasthttp.ReleaseResponse(p.resp)
+	return err
+}
+
+// getDir lists a directory as a small HTML page.
+func (s *Server) getDir(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
+	children, err := s.cat.List(ctx, e.Path)
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	s.setEntryHeaders(ctx, e)
+	var b bytes.Buffer
+	title := html.EscapeString(e.Path)
+	b.WriteString("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>")
+	b.WriteString(title)
+	b.WriteString("</title></head><body><h1>")
+	b.WriteString(title)
+	b.WriteString("</h1><ul>\n")
+	if e.Path != "/" {
+		b.WriteString("<li><a href=\"" + shoal.EscapePath(shoal.ParentPath(e.Path)) + dirSlash(shoal.ParentPath(e.Path)) + "\">../</a></li>\n")
+	}
+	for _, c := range children {
+		name := c.Name()
+		href := shoal.EscapePath(c.Path)
+		if c.IsDir {
+			href += "/"
+			name += "/"
+		}
+		b.WriteString("<li><a href=\"" + html.EscapeString(href) + "\">" + html.EscapeString(name) + "</a></li>\n")
+	}
+	b.WriteString("</ul></body></html>\n")
+	ctx.SetBody(b.Bytes())
+}
+
+func dirSlash(p string) string {
+	if p == "/" {
+		return ""
+	}
+	return "/"
+}

@@ -1,0 +1,61 @@
+package md
+
+import (
+	"bytes"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+	"shoal/wire"
+)
+
+var prefixInternal = []byte(wire.Prefix)
+
+// Handler returns md's request handler. Namespace methods (PROPFIND,
+// MKCOL, DELETE, MOVE, COPY) are always answered by md itself.
+func (s *Server) Handler() fasthttp.RequestHandler {
+	return s.serve
+}
+
+func (s *Server) serve(ctx *fasthttp.RequestCtx) {
+	raw := ctx.Request.URI().PathOriginal()
+	if bytes.HasPrefix(raw, prefixInternal) {
+		p := raw
+		if i := indexByte(p, '?'); i >= 0 {
+			p = p[:i]
+		}
+		s.handleInternal(ctx, string(p))
+		return
+	}
+	m := ctx.Method()
+	switch string(m) { // the compiler does not allocate for a switch on string(bytes)
+	case "HEAD":
+		s.handleHead(ctx)
+	case "GET":
+		s.handleGet(ctx)
+	case "PROPFIND":
+		s.handlePropfind(ctx)
+	case "PUT":
+		s.handlePut(ctx)
+	case "OPTIONS":
+		s.handleOptions(ctx)
+	case "MKCOL":
+		s.handleMkcol(ctx)
+	case "DELETE":
+		s.handleDelete(ctx)
+	case "MOVE":
+		s.handleMoveCopy(ctx, true)
+	case "COPY":
+		s.handleMoveCopy(ctx, false)
+	case "PROPPATCH":
+		s.handleProppatch(ctx)
+	case "POST":
+		ctx.SetConnectionClose()
+		fail(ctx, "POST", shoal.KindNotAllowed, "POST is not supported here")
+		ctx.Response.Header.SetBytesKV(hdrAllow, valAllow)
+	default:
+		ctx.SetConnectionClose()
+		fail(ctx, string(m), shoal.KindNotAllowed, "method not supported")
+		ctx.Response.Header.SetBytesKV(hdrAllow, valAllow)
+	}
+}

@@ -1,0 +1,209 @@
+package md
+
+import (
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+	"shoal/sign"
+	"shoal/wire"
+)
+
+// Admin endpoints, signed like the wire API (used by `shoal admin`).
+const (
+	PathAdminFsck    = "/.shoal/admin/fsck"    // empty body → Report
+	PathAdminServers = "/.shoal/admin/servers" // empty body → []shoal.Server
+)
+
+const maxInternalBody = 4 << 20
+
+// handleInternal serves md's internal API: signed POSTs with JSON bodies.
+// A bad signature is 403; an unknown path 404.
+func (s *Server) handleInternal(ctx *fasthttp.RequestCtx, path string) {
+	const op = "internal"
+	if !ctx.IsPost() {
+		fail(ctx, op, shoal.KindNotAllowed, "internal calls are POSTs")
+		return
+	}
+	body, err := s.readInternalBody(ctx)
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	h := &ctx.Request.Header
+	if err := wire.Verify(s.keys, fasthttp.MethodPost, path, body,
+		string(h.Peek(sign.HeaderKeyID)), string(h.Peek(sign.HeaderExpiry)), string(h.Peek(sign.HeaderSig))); err != nil {
+		writeError(ctx, shoal.E(op, shoal.KindPermission, err))
+		return
+	}
+	switch path {
+	case wire.PathCommit:
+		s.internalCommit(ctx, body)
+	case wire.PathHeartbeat:
+		s.internalHeartbeat(ctx, body)
+	case wire.PathGarbage:
+		s.internalGarbage(ctx, body)
+	case wire.PathGarbageOK:
+		s.internalGarbageDone(ctx, body)
+	case PathAdminFsck:
+		s.adminFsck(ctx)
+	case PathAdminServers:
+		s.adminServers(ctx)
+	default:
+		fail(ctx, op, shoal.KindNotFound, "no such internal endpoint")
+	}
+}
+
+func (s *Server) readInternalBody(ctx *fasthttp.RequestCtx) ([]byte, error) {
+	if cl := ctx.Request.Header.ContentLength(); cl > maxInternalBody {
+		ctx.SetConnectionClose()
+		return nil, shoal.Errorf("internal", shoal.KindTooLarge, "body too large")
+	}
+	r := ctx.RequestBodyStream()
+	if r == nil {
+		return ctx.Request.Body(), nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxInternalBody+1))
+	if err != nil {
+		return nil, shoal.E("internal", shoal.KindInvalid, err)
+	}
+	if len(b) > maxInternalBody {
+		ctx.SetConnectionClose()
+		return nil, shoal.Errorf("internal", shoal.KindTooLarge, "body too large")
+	}
+	return b, nil
+}
+
+func decode(body []byte, v any) error {
+	if err := json.Unmarshal(body, v); err != nil {
+		return shoal.Errorf("internal", shoal.KindInvalid, "bad JSON: %v", err)
+	}
+	return nil
+}
+
+func (s *Server) replyJSON(ctx *fasthttp.RequestCtx, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeError(ctx, shoal.E("internal", err))
+		return
+	}
+	ctx.SetStatusCode(status)
+	ctx.SetContentType("application/json")
+	ctx.SetBody(b)
+}
+
+// internalCommit makes a durable upload visible: 201 new file, 204
+// replaced (with a CommitReply body all the same: fasthttp sends no body
+// with 204, so the data server reads created from the status).
+func (s *Server) internalCommit(ctx *fasthttp.RequestCtx, body []byte) {
+	var req wire.CommitRequest
+	if err := decode(body, &req); err != nil {
+		writeError(ctx, err)
+		return
+	}
+	c, err := req.ToCommit()
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	now := time.Now()
+	if c.MTime.IsZero() {
+		c.MTime = now
+	}
+	e, err := s.cat.FinishUpload(ctx, c, now.Add(s.opts.URLTTL))
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	status := fasthttp.StatusNoContent
+	if created(e) {
+		status = fasthttp.StatusCreated
+	}
+	etag := e.ETag()
+	ctx.Response.Header.Set("ETag", etag)
+	s.replyJSON(ctx, status, wire.CommitReply{Path: e.Path, ETag: etag, Created: status == fasthttp.StatusCreated})
+}
+
+// internalHeartbeat registers a data server or refreshes it; a new server
+// starts active, a known one keeps its state.
+func (s *Server) internalHeartbeat(ctx *fasthttp.RequestCtx, body []byte) {
+	var hb wire.Heartbeat
+	if err := decode(body, &hb); err != nil {
+		writeError(ctx, err)
+		return
+	}
+	if hb.ID == "" || hb.URL == "" {
+		fail(ctx, "heartbeat", shoal.KindInvalid, "id and url are required")
+		return
+	}
+	_, known, _ := s.placement.list(ctx)
+	state := shoal.ServerActive
+	if old := known[hb.ID]; old != nil && old.State != "" {
+		state = old.State
+	}
+	err := s.cat.PutServer(ctx, &shoal.Server{ID: hb.ID, URL: hb.URL, Pool: hb.Pool, State: state,
+		Free: hb.Free, Total: hb.Total, LastSeen: time.Now()})
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	if known[hb.ID] == nil {
+		s.placement.invalidate() // a new server takes writes at once
+	}
+	ctx.SetStatusCode(fasthttp.StatusNoContent)
+}
+
+func (s *Server) internalGarbage(ctx *fasthttp.RequestCtx, body []byte) {
+	var req wire.GarbageRequest
+	if err := decode(body, &req); err != nil {
+		writeError(ctx, err)
+		return
+	}
+	if req.Limit <= 0 || req.Limit > 10000 {
+		req.Limit = 1000
+	}
+	items, err := s.cat.Garbage(ctx, req.Server, time.Now(), req.Limit)
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	reply := wire.GarbageReply{Items: make([]wire.GarbageItem, 0, len(items))}
+	for _, g := range items {
+		reply.Items = append(reply.Items, wire.GarbageItem{ID: g.ID, Object: g.Object})
+	}
+	s.replyJSON(ctx, fasthttp.StatusOK, reply)
+}
+
+func (s *Server) internalGarbageDone(ctx *fasthttp.RequestCtx, body []byte) {
+	var req wire.GarbageDone
+	if err := decode(body, &req); err != nil {
+		writeError(ctx, err)
+		return
+	}
+	if err := s.cat.DropGarbage(ctx, req.IDs); err != nil {
+		writeError(ctx, err)
+		return
+	}
+	ctx.SetStatusCode(fasthttp.StatusNoContent)
+}
+
+func (s *Server) adminFsck(ctx *fasthttp.RequestCtx) {
+	rep, err := Fsck(ctx, s.cat, s.opts.Store)
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	s.replyJSON(ctx, fasthttp.StatusOK, rep)
+}
+
+func (s *Server) adminServers(ctx *fasthttp.RequestCtx) {
+	servers, err := s.cat.Servers(ctx)
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	s.replyJSON(ctx, fasthttp.StatusOK, servers)
+}

@@ -1,0 +1,170 @@
+package md
+
+import (
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+)
+
+var (
+	hdrDestination = []byte("Destination")
+	hdrOverwrite   = []byte("Overwrite")
+)
+
+// parseDestination reads the Destination header: an absolute URL (its host
+// is ignored: md serves one namespace under any name) or an absolute path,
+// percent-decoded and cleaned like a request path.
+func parseDestination(h []byte) (string, error) {
+	const op = "Destination"
+	if len(h) == 0 {
+		return "", shoal.Errorf(op, shoal.KindInvalid, "missing Destination header")
+	}
+	raw := h
+	if raw[0] != '/' {
+		i := indexString(raw, "://")
+		if i <= 0 {
+			return "", shoal.Errorf(op, shoal.KindInvalid, "Destination must be an absolute URL or path")
+		}
+		rest := raw[i+3:]
+		j := indexByte(rest, '/')
+		if j < 0 {
+			rest = []byte("/")
+		} else {
+			rest = rest[j:]
+		}
+		raw = rest
+	}
+	if i := indexByte(raw, '?'); i >= 0 {
+		raw = raw[:i]
+	}
+	if i := indexByte(raw, '#'); i >= 0 {
+		raw = raw[:i]
+	}
+	clean, _, err := shoal.CleanPath(string(raw))
+	if err != nil {
+		return "", shoal.E(op, shoal.KindOf(err), err)
+	}
+	if isInternal(clean) {
+		return "", shoal.Errorf(op, shoal.KindPermission, "destination is reserved")
+	}
+	return clean, nil
+}
+
+// parseOverwrite reads the Overwrite header: T (default) or F.
+func parseOverwrite(h []byte) (bool, error) {
+	switch {
+	case len(h) == 0, equalFold(h, "t"):
+		return true, nil
+	case equalFold(h, "f"):
+		return false, nil
+	}
+	return false, shoal.Errorf("Overwrite", shoal.KindInvalid, "Overwrite must be T or F")
+}
+
+// handleMoveCopy answers MOVE and COPY: 201 when the destination was
+// created, 204 when it was overwritten; 412 with Overwrite: F on an
+// existing destination; 409 when its parent is missing; 403 when source
+// and destination are the same or the destination lies inside the source.
+// COPY with Depth: 0 on a collection copies the collection and its dead
+// properties without members (RFC 4918 9.8.3); MOVE accepts only
+// Depth: infinity.
+func (s *Server) handleMoveCopy(ctx *fasthttp.RequestCtx, move bool) {
+	op := "COPY"
+	if move {
+		op = "MOVE"
+	}
+	src, _, err := requestPath(ctx)
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	dst, err := parseDestination(ctx.Request.Header.PeekBytes(hdrDestination))
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	overwrite, err := parseOverwrite(trimSpace(ctx.Request.Header.PeekBytes(hdrOverwrite)))
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	shallow := false
+	switch d := trimSpace(ctx.Request.Header.PeekBytes(hdrDepth)); {
+	case len(d) == 0, equalFold(d, "infinity"):
+	case !move && string(d) == "0":
+		shallow = true
+	default:
+		fail(ctx, op, shoal.KindInvalid, "bad Depth header")
+		return
+	}
+	if src == "/" {
+		fail(ctx, op, shoal.KindPermission, "cannot "+op+" the root")
+		return
+	}
+	if src == dst {
+		fail(ctx, op, shoal.KindPermission, "source and destination are the same")
+		return
+	}
+	if shoal.IsWithin(dst, src) {
+		fail(ctx, op, shoal.KindPermission, "destination lies inside the source")
+		return
+	}
+	grace := time.Now().Add(s.opts.URLTTL)
+	var created bool
+	switch {
+	case move:
+		created, err = s.cat.Move(ctx, src, dst, overwrite, grace)
+	case shallow:
+		created, err = s.copyShallow(ctx, src, dst, overwrite, grace)
+	default:
+		created, err = s.cat.Copy(ctx, src, dst, overwrite, grace)
+	}
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	if created {
+		ctx.SetStatusCode(fasthttp.StatusCreated)
+	} else {
+		ctx.SetStatusCode(fasthttp.StatusNoContent)
+	}
+}
+
+// copyShallow is COPY Depth: 0: a file is copied whole; a collection
+// becomes a new empty collection with the source's dead properties.
+func (s *Server) copyShallow(ctx *fasthttp.RequestCtx, src, dst string, overwrite bool, grace time.Time) (bool, error) {
+	e, err := s.cat.Stat(ctx, src)
+	if err != nil {
+		return false, err
+	}
+	if !e.IsDir {
+		return s.cat.Copy(ctx, src, dst, overwrite, grace)
+	}
+	props, err := s.cat.Props(ctx, src)
+	if err != nil {
+		return false, err
+	}
+	created := true
+	if _, err := s.cat.Stat(ctx, dst); err == nil {
+		if !overwrite {
+			return false, shoal.Errorf("COPY", shoal.KindPrecondition, "destination exists (Overwrite: F)")
+		}
+		if err := s.cat.Remove(ctx, dst, grace); err != nil {
+			return false, err
+		}
+		created = false
+	} else if !shoal.IsKind(err, shoal.KindNotFound) {
+		return false, err
+	}
+	if _, err := s.cat.Mkdir(ctx, dst, time.Now()); err != nil {
+		return false, err
+	}
+	if len(props) > 0 {
+		if err := s.cat.PatchProps(ctx, dst, props, nil); err != nil {
+			return false, err
+		}
+	}
+	return created, nil
+}

@@ -1,0 +1,242 @@
+package md
+
+import (
+	"encoding/xml"
+	"io"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+)
+
+var finiteDepthBody = []byte(xmlHeader + "<D:error xmlns:D=\"DAV:\"><D:propfind-finite-depth/></D:error>\n")
+
+// readXMLBody reads a request body of at most MaxXMLBody bytes (413
+// beyond).
+func (s *Server) readXMLBody(ctx *fasthttp.RequestCtx, op string) ([]byte, error) {
+	max := s.opts.MaxXMLBody
+	if cl := ctx.Request.Header.ContentLength(); cl == 0 || cl == -2 {
+		return nil, nil
+	} else if int64(cl) > max {
+		ctx.SetConnectionClose()
+		return nil, shoal.Errorf(op, shoal.KindTooLarge, "XML body larger than %d bytes", max)
+	}
+	r := ctx.RequestBodyStream()
+	if r == nil {
+		b := ctx.Request.Body()
+		if int64(len(b)) > max {
+			return nil, shoal.Errorf(op, shoal.KindTooLarge, "XML body larger than %d bytes", max)
+		}
+		return b, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, shoal.E(op, shoal.KindInvalid, err)
+	}
+	if int64(len(b)) > max {
+		ctx.SetConnectionClose()
+		return nil, shoal.Errorf(op, shoal.KindTooLarge, "XML body larger than %d bytes", max)
+	}
+	return b, nil
+}
+
+// handlePropfind answers PROPFIND Depth 0 and 1 with a multistatus; a
+// Depth 1 reply lists the collection itself first. Depth infinity
+// (also a missing Depth) is refused with 403 and the
+// DAV:propfind-finite-depth precondition (RFC 4918 9.1).
+func (s *Server) handlePropfind(ctx *fasthttp.RequestCtx) {
+	const op = "PROPFIND"
+	path, _, err := requestPath(ctx)
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	depth := 0
+	switch d := trimSpace(ctx.Request.Header.PeekBytes(hdrDepth)); {
+	case len(d) == 1 && d[0] == '0':
+	case len(d) == 1 && d[0] == '1':
+		depth = 1
+	case len(d) == 0, equalFold(d, "infinity"):
+		ctx.SetConnectionClose()
+		ctx.SetStatusCode(fasthttp.StatusForbidden)
+		ctx.Response.Header.SetContentTypeBytes(ctXML)
+		ctx.SetBody(finiteDepthBody)
+		return
+	default:
+		fail(ctx, op, shoal.KindInvalid, "Depth must be 0, 1 or infinity")
+		return
+	}
+	body, err := s.readXMLBody(ctx, op)
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	req := allpropReq
+	if len(body) > 0 {
+		if req, err = parsePropfind(body); err != nil {
+			writeError(ctx, err)
+			return
+		}
+	}
+	e, err := s.stat(ctx, path)
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	var children []*shoal.Entry
+	if depth == 1 && e.IsDir {
+		if children, err = s.cat.List(ctx, path); err != nil {
+			writeError(ctx, err)
+			return
+		}
+	}
+	buf := getBuf()
+	defer putBuf(buf)
+	lv := liveValues{srv: s, ctx: ctx}
+	b := append(buf.b[:0], multistatusOpen...)
+	if b, err = s.appendResponse(b, &lv, e, req); err != nil {
+		writeError(ctx, err)
+		return
+	}
+	for _, c := range children {
+		if b, err = s.appendResponse(b, &lv, c, req); err != nil {
+			writeError(ctx, err)
+			return
+		}
+	}
+	b = append(b, multistatusClose...)
+	buf.b = b
+	ctx.SetStatusCode(fasthttp.StatusMultiStatus)
+	ctx.Response.Header.SetContentTypeBytes(ctXML)
+	ctx.SetBody(b)
+}
+
+var allpropReq = &propfindReq{kind: findAllProp}
+
+// needsDead reports whether answering req needs the entry's dead
+// properties (a catalog query).
+func needsDead(req *propfindReq) bool {
+	if req.kind != findProp {
+		return true
+	}
+	for _, n := range req.names {
+		if !isLive(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// appendResponse appends one <D:response> for e.
+func (s *Server) appendResponse(b []byte, lv *liveValues, e *shoal.Entry, req *propfindReq) ([]byte, error) {
+	var dead []shoal.Prop
+	if needsDead(req) {
+		var err error
+		if dead, err = s.cat.Props(lv.ctx, e.Path); err != nil {
+			return b, err
+		}
+	}
+	b = append(b, "<D:response>"...)
+	b = appendHref(b, e.Path, e.IsDir)
+	switch req.kind {
+	case findAllProp:
+		b = appendPropstatOpen(b)
+		for _, n := range allpropLive {
+			b, _, _ = lv.appendLive(b, e, n)
+		}
+		for _, p := range dead {
+			b = appendDead(b, &p)
+		}
+		var missing []xml.Name
+		for _, n := range req.include {
+			if isLive(n) && !isAllprop(n) {
+				var ok bool
+				var err error
+				if b, ok, err = lv.appendLive(b, e, n); err != nil || !ok {
+					missing = append(missing, n)
+				}
+			}
+		}
+		b = appendPropstatClose(b, 200)
+		b = appendMissing(b, missing)
+	case findPropName:
+		b = appendPropstatOpen(b)
+		names := propnameFileLive
+		if e.IsDir {
+			names = propnameDirLive
+		}
+		for _, n := range names {
+			b = appendOpen(b, n, true)
+		}
+		for _, p := range dead {
+			b = appendOpen(b, xml.Name{Space: p.Space, Local: p.Name}, true)
+		}
+		b = appendPropstatClose(b, 200)
+	case findProp:
+		var missing []xml.Name
+		mark := len(b)
+		b = appendPropstatOpen(b)
+		found := false
+		for _, n := range req.names {
+			ok := false
+			if isLive(n) {
+				var err error
+				if b, ok, err = lv.appendLive(b, e, n); err != nil {
+					return b, err
+				}
+			} else {
+				for i := range dead {
+					if dead[i].Space == n.Space && dead[i].Name == n.Local {
+						b = appendDead(b, &dead[i])
+						ok = true
+						break
+					}
+				}
+			}
+			if ok {
+				found = true
+			} else {
+				missing = append(missing, n)
+			}
+		}
+		if found {
+			b = appendPropstatClose(b, 200)
+		} else {
+			b = b[:mark]
+		}
+		b = appendMissing(b, missing)
+	}
+	return append(b, "</D:response>"...), nil
+}
+
+func isAllprop(n xml.Name) bool {
+	for _, a := range allpropLive {
+		if a == n {
+			return true
+		}
+	}
+	return false
+}
+
+// appendDead appends a dead property with its stored value.
+func appendDead(b []byte, p *shoal.Prop) []byte {
+	n := xml.Name{Space: p.Space, Local: p.Name}
+	if p.Value == "" {
+		return appendOpen(b, n, true)
+	}
+	b = appendOpen(b, n, false)
+	b = append(b, p.Value...)
+	return appendClose(b, n)
+}
+
+// appendMissing appends a 404 propstat for properties the entry lacks.
+func appendMissing(b []byte, missing []xml.Name) []byte {
+	if len(missing) == 0 {
+		return b
+	}
+	b = appendPropstatOpen(b)
+	for _, n := range missing {
+		b = appendOpen(b, n, true)
+	}
+	return appendPropstatClose(b, 404)
+}

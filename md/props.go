@@ -1,0 +1,120 @@
+package md
+
+import (
+	"encoding/xml"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+)
+
+// Live properties md computes from the entry. The quota properties (RFC
+// 4331) cost a catalog query each, so they are sent only when asked for by
+// name, never in allprop.
+var (
+	pResourceType    = xml.Name{Space: nsDAV, Local: "resourcetype"}
+	pContentLength   = xml.Name{Space: nsDAV, Local: "getcontentlength"}
+	pLastModified    = xml.Name{Space: nsDAV, Local: "getlastmodified"}
+	pCreationDate    = xml.Name{Space: nsDAV, Local: "creationdate"}
+	pETag            = xml.Name{Space: nsDAV, Local: "getetag"}
+	pContentType     = xml.Name{Space: nsDAV, Local: "getcontenttype"}
+	pDisplayName     = xml.Name{Space: nsDAV, Local: "displayname"}
+	pQuotaAvailable  = xml.Name{Space: nsDAV, Local: "quota-available-bytes"}
+	pQuotaUsed       = xml.Name{Space: nsDAV, Local: "quota-used-bytes"}
+	pSupportedLock   = xml.Name{Space: nsDAV, Local: "supportedlock"}
+	pLockDiscovery   = xml.Name{Space: nsDAV, Local: "lockdiscovery"}
+	allpropLive      = []xml.Name{pResourceType, pContentLength, pLastModified, pCreationDate, pETag, pContentType, pDisplayName}
+	propnameDirLive  = []xml.Name{pResourceType, pLastModified, pCreationDate, pETag, pDisplayName, pQuotaAvailable, pQuotaUsed}
+	propnameFileLive = []xml.Name{pResourceType, pContentLength, pLastModified, pCreationDate, pETag, pContentType, pDisplayName, pQuotaAvailable, pQuotaUsed}
+)
+
+// isLive reports whether n is a property md computes (and so protects
+// from PROPPATCH).
+func isLive(n xml.Name) bool {
+	if n.Space != nsDAV {
+		return false
+	}
+	switch n.Local {
+	case "resourcetype", "getcontentlength", "getlastmodified", "creationdate", "getetag",
+		"getcontenttype", "displayname", "quota-available-bytes", "quota-used-bytes",
+		"supportedlock", "lockdiscovery":
+		return true
+	}
+	return false
+}
+
+// liveValues computes the quota properties at most once per request.
+type liveValues struct {
+	srv      *Server
+	ctx      *fasthttp.RequestCtx
+	availOK  bool
+	avail    int64
+	availErr error
+}
+
+// appendLive appends live property n of e with its value; ok=false if e
+// does not have it (the caller reports 404 for it). The quota properties
+// fail with the catalog's error.
+func (lv *liveValues) appendLive(b []byte, e *shoal.Entry, n xml.Name) (out []byte, ok bool, err error) {
+	if n.Space != nsDAV {
+		return b, false, nil
+	}
+	switch n.Local {
+	case "resourcetype":
+		if e.IsDir {
+			return append(b, "<D:resourcetype><D:collection/></D:resourcetype>"...), true, nil
+		}
+		return append(b, "<D:resourcetype/>"...), true, nil
+	case "getcontentlength":
+		if e.IsDir {
+			return b, false, nil
+		}
+		b = append(b, "<D:getcontentlength>"...)
+		b = appendInt(b, e.Size)
+		return append(b, "</D:getcontentlength>"...), true, nil
+	case "getlastmodified":
+		b = append(b, "<D:getlastmodified>"...)
+		b = fasthttp.AppendHTTPDate(b, e.MTime)
+		return append(b, "</D:getlastmodified>"...), true, nil
+	case "creationdate":
+		b = append(b, "<D:creationdate>"...)
+		b = e.CTime.UTC().AppendFormat(b, time.RFC3339)
+		return append(b, "</D:creationdate>"...), true, nil
+	case "getetag":
+		b = append(b, "<D:getetag>"...)
+		b = e.AppendETag(b)
+		return append(b, "</D:getetag>"...), true, nil
+	case "getcontenttype":
+		if e.IsDir {
+			return b, false, nil
+		}
+		b = append(b, "<D:getcontenttype>"...)
+		b = append(b, contentType(e.Path)...)
+		return append(b, "</D:getcontenttype>"...), true, nil
+	case "displayname":
+		b = append(b, "<D:displayname>"...)
+		b = appendEscaped(b, e.Name(), false)
+		return append(b, "</D:displayname>"...), true, nil
+	case "quota-available-bytes":
+		if !lv.availOK {
+			lv.avail, lv.availErr = lv.srv.placement.quotaAvailable(lv.ctx)
+			lv.availOK = true
+		}
+		if lv.availErr != nil {
+			return b, false, lv.availErr
+		}
+		b = append(b, "<D:quota-available-bytes>"...)
+		b = appendInt(b, lv.avail)
+		return append(b, "</D:quota-available-bytes>"...), true, nil
+	case "quota-used-bytes":
+		used, _, err := lv.srv.cat.Usage(lv.ctx, e.Path)
+		if err != nil {
+			return b, false, err
+		}
+		b = append(b, "<D:quota-used-bytes>"...)
+		b = appendInt(b, used)
+		return append(b, "</D:quota-used-bytes>"...), true, nil
+	}
+	return b, false, nil
+}

@@ -1,0 +1,289 @@
+package md
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"crypto/rand"
+	"encoding/hex"
+	"hash/adler32"
+	"io"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+)
+
+var hdrIfNoneMatch = []byte("If-None-Match")
+
+// putPlan is what md decided about a PUT before touching its body.
+type putPlan struct {
+	path       string
+	exists     bool  // a file is being replaced (204 rather than 201)
+	createOnly bool  // If-None-Match: *
+	length     int64 // Content-Length, -1 if chunked
+}
+
+// planPut checks a PUT's headers against the namespace: the parent must be
+// a directory (409), the path must not be a directory (409: a file
+// operation on a collection), If-None-Match: * needs the path absent (412),
+// the body must fit MaxPutBody (413).
+func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
+	const op = "PUT"
+	path, _, err := requestPath(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := &putPlan{path: path, length: int64(ctx.Request.Header.ContentLength())}
+	if p.length < -1 {
+		p.length = 0 // identity without length: a request has no body then
+	}
+	if s.opts.MaxPutBody > 0 && p.length > s.opts.MaxPutBody {
+		return nil, shoal.Errorf(op, shoal.KindTooLarge, "body larger than %d bytes", s.opts.MaxPutBody)
+	}
+	if inm := ctx.Request.Header.PeekBytes(hdrIfNoneMatch); len(inm) > 0 {
+		if !bytes.Equal(trimSpace(inm), []byte("*")) {
+			return nil, shoal.Errorf(op, shoal.KindUnsupported, "only If-None-Match: * is supported on PUT")
+		}
+		p.createOnly = true
+	}
+	if path == "/" {
+		return nil, shoal.Errorf(op, shoal.KindIsDir, "cannot PUT the root")
+	}
+	parent, err := s.cat.Stat(ctx, shoal.ParentPath(path))
+	switch {
+	case shoal.IsKind(err, shoal.KindNotFound), shoal.IsKind(err, shoal.KindNotDir):
+		return nil, shoal.Errorf(op, shoal.KindConflict, "parent directory does not exist")
+	case err != nil:
+		return nil, err
+	case !parent.IsDir:
+		return nil, shoal.Errorf(op, shoal.KindConflict, "parent is not a directory")
+	}
+	e, err := s.cat.Stat(ctx, path)
+	switch {
+	case shoal.IsKind(err, shoal.KindNotFound):
+	case err != nil:
+		return nil, err
+	case e.IsDir:
+		return nil, shoal.Errorf(op, shoal.KindIsDir, "is a collection")
+	case p.createOnly:
+		return nil, shoal.Errorf(op, shoal.KindPrecondition, "exists (If-None-Match: *)")
+	default:
+		p.exists = true
+	}
+	return p, nil
+}
+
+// inline reports whether a body of this length is kept in the catalog.
+func (s *Server) inline(length int64) bool {
+	return s.opts.InlineMax > 0 && length >= 0 && length <= s.opts.InlineMax
+}
+
+// expectHandler runs when a request carries Expect: 100-continue, before
+// its body is sent. A PUT that goes to a data server is redirected (307)
+// here, so its body is never sent to md, and md never sends 100 Continue
+// first; errors (409, 412, 413 …) are answered here too. Everything else
+// gets 100 Continue and is handled as usual.
+func (s *Server) expectHandler(ctx *fasthttp.RequestCtx) int {
+	if !ctx.IsPut() || s.opts.DataMode == DataProxy {
+		return fasthttp.StatusContinue
+	}
+	p, err := s.planPut(ctx)
+	if err != nil {
+		writeError(ctx, err)
+		return ctx.Response.StatusCode()
+	}
+	if s.inline(p.length) {
+		return fasthttp.StatusContinue
+	}
+	u, err := s.reserve(ctx, p)
+	if err != nil {
+		writeError(ctx, err)
+		return ctx.Response.StatusCode()
+	}
+	ctx.Response.Header.Set("Location", u)
+	return fasthttp.StatusTemporaryRedirect
+}
+
+// handlePut answers a PUT whose body md may read: inline files are stored
+// here; larger ones are redirected (redirect mode) or streamed to a data
+// server (proxy and auto modes).
+func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
+	p, err := s.planPut(ctx)
+	if err != nil {
+		ctx.SetConnectionClose() // do not drain a body we refused
+		writeError(ctx, err)
+		return
+	}
+	body := ctx.RequestBodyStream()
+	if body == nil {
+		body = bytes.NewReader(ctx.Request.Body())
+	}
+	if s.inline(p.length) {
+		s.putInline(ctx, p, io.LimitReader(body, p.length))
+		return
+	}
+	if s.opts.DataMode == DataRedirect {
+		u, err := s.reserve(ctx, p)
+		if err != nil {
+			ctx.SetConnectionClose()
+			writeError(ctx, err)
+			return
+		}
+		ctx.SetConnectionClose() // the body is being sent; do not read it
+		ctx.Response.Header.Set("Location", u)
+		ctx.SetStatusCode(fasthttp.StatusTemporaryRedirect)
+		return
+	}
+	if p.length < 0 && s.opts.InlineMax > 0 {
+		// Chunked: it may still be small enough to keep inline.
+		head, err := io.ReadAll(io.LimitReader(body, s.opts.InlineMax+1))
+		if err != nil {
+			writeError(ctx, shoal.E("PUT", p.path, shoal.KindInvalid, err))
+			return
+		}
+		if int64(len(head)) <= s.opts.InlineMax {
+			s.putInline(ctx, p, bytes.NewReader(head))
+			return
+		}
+		body = io.MultiReader(bytes.NewReader(head), body)
+	}
+	if p.length < 0 && s.opts.MaxPutBody > 0 {
+		body = &limitedBody{r: body, left: s.opts.MaxPutBody}
+	}
+	s.putProxy(ctx, p, body)
+}
+
+// putInline stores a small file in the catalog.
+func (s *Server) putInline(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) {
+	data, err := io.ReadAll(body)
+	if err != nil {
+		writeError(ctx, shoal.E("PUT", p.path, shoal.KindInvalid, err))
+		return
+	}
+	if p.length >= 0 && int64(len(data)) != p.length {
+		writeError(ctx, shoal.Errorf("PUT", shoal.KindInvalid, "body shorter than Content-Length"))
+		return
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	m := md5.Sum(data)
+	sums := shoal.Sums{Adler32: adler32.Checksum(data), MD5: m[:]}
+	now := time.Now()
+	e, err := s.cat.PutInline(ctx, p.path, data, sums, now, p.createOnly, now.Add(s.opts.URLTTL))
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	buf := getBuf()
+	buf.b = e.AppendETag(buf.b[:0])
+	ctx.Response.Header.SetBytesKV(hdrETag, buf.b)
+	putBuf(buf)
+	if created(e) {
+		ctx.SetStatusCode(fasthttp.StatusCreated)
+	} else {
+		ctx.SetStatusCode(fasthttp.StatusNoContent)
+	}
+}
+
+// reserve picks a data server, records the upload and returns the signed
+// PUT URL the body goes to.
+func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
+	sv, err := s.placement.forWrite(ctx)
+	if err != nil {
+		return "", err
+	}
+	now := time.Now()
+	u := &shoal.Upload{
+		ID:         randomHex(),
+		Path:       p.path,
+		Servers:    []string{sv.ID},
+		Object:     randomHex(),
+		Layout:     shoal.DefaultLayout,
+		CreateOnly: p.createOnly,
+		Expires:    now.Add(s.opts.URLTTL + s.opts.UploadTTL),
+	}
+	if err := s.cat.BeginUpload(ctx, u); err != nil {
+		return "", err
+	}
+	return s.keys.URL(sv.URL, fasthttp.MethodPut, u.Object, u.ID, now.Add(s.opts.URLTTL)), nil
+}
+
+// putProxy streams the body to a data server and relays its answer, which
+// it gives only once the data is durable and committed.
+func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) {
+	u, err := s.reserve(ctx, p)
+	if err != nil {
+		ctx.SetConnectionClose()
+		writeError(ctx, err)
+		return
+	}
+	req := fasthttp.AcquireRequest()
+	resp := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI(u)
+	req.Header.SetMethod(fasthttp.MethodPut)
+	req.SetBodyStream(body, int(p.length))
+	if err := s.client.Do(req, resp); err != nil {
+		ctx.SetConnectionClose()
+		if lb, ok := body.(*limitedBody); ok && lb.over {
+			writeError(ctx, shoal.Errorf("PUT", shoal.KindTooLarge, "body larger than %d bytes", s.opts.MaxPutBody))
+			return
+		}
+		writeError(ctx, shoal.E("PUT", p.path, shoal.KindUnavailable, err))
+		return
+	}
+	status := resp.StatusCode()
+	ctx.SetStatusCode(status)
+	if etag := resp.Header.PeekBytes(hdrETag); len(etag) > 0 {
+		ctx.Response.Header.SetBytesKV(hdrETag, etag)
+	}
+	if status >= 300 {
+		ctx.Response.Header.SetContentTypeBytes(ctTextPlain)
+		ctx.SetBody(resp.Body())
+		if status == fasthttp.StatusServiceUnavailable {
+			ctx.Response.Header.SetBytesKV(hdrRetryAfter, valFive)
+		}
+	}
+}
+
+// limitedBody fails a chunked body that grows past MaxPutBody.
+type limitedBody struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+func (l *limitedBody) Read(b []byte) (int, error) {
+	if l.left <= 0 {
+		var one [1]byte
+		if n, _ := l.r.Read(one[:]); n > 0 {
+			l.over = true
+			return 0, shoal.Errorf("PUT", shoal.KindTooLarge, "body too large")
+		}
+		return 0, io.EOF
+	}
+	if int64(len(b)) > l.left {
+		b = b[:l.left]
+	}
+	n, err := l.r.Read(b)
+	l.left -= int64(n)
+	return n, err
+}
+
+// randomHex is a fresh 128-bit id in lower-case hex (object and upload ids).
+func randomHex() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// created reports whether a file entry just written is new rather than a
+// replacement: a replaced file keeps its ID and gets Version+1, a new one
+// starts at Version 1 (the catalog's rule; see catalog.putFile).
+func created(e *shoal.Entry) bool { return e.Version <= 1 }

@@ -1,0 +1,201 @@
+// Package md is shoal's metadata frontend: it answers HTTP and WebDAV
+// (RFC 4918 class 1) over a shoal.Catalog, sends file data to and from data
+// servers (redirecting the client with a signed URL or streaming the bytes
+// itself), and serves the internal API data servers call (wire.Prefix).
+//
+// md never holds file data except inline files (small files kept whole in
+// the catalog) and bytes it proxies through.
+package md
+
+import (
+	"context"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+	"shoal/diskserver/remote"
+	"shoal/sign"
+)
+
+// Data modes: how file bytes reach clients.
+const (
+	DataAuto     = "auto"     // PUT with Expect: 100-continue → 307; other PUT proxied; GET → 302 unless the User-Agent is in NoRedirectAgents
+	DataRedirect = "redirect" // GET → 302, PUT → 307 to a data server
+	DataProxy    = "proxy"    // md streams the bytes itself
+)
+
+// Defaults for Options left zero.
+const (
+	DefaultInlineMax  = 4096
+	DefaultURLTTL     = 60 * time.Second
+	DefaultServerTTL  = 15 * time.Second
+	DefaultMaxXMLBody = 1 << 20
+	DefaultUploadTTL  = time.Hour
+)
+
+// DefaultNoRedirectAgents are User-Agent substrings of clients that do not
+// follow a 302 on GET (or follow it but resend credentials/lose the body):
+// Windows' mini-redirector, litmus (neon without redirect support),
+// davfs2 and gvfs/gio (both neon- or libsoup-based mounts that treat a 3xx
+// as an error on GET).
+var DefaultNoRedirectAgents = []string{"Microsoft-WebDAV-MiniRedir", "litmus", "davfs2", "gvfs", "gio/", "neon/"}
+
+// Options configure a Server.
+type Options struct {
+	Catalog shoal.Catalog // required
+	Keys    *sign.Keys    // required: signs data-server URLs, verifies internal calls
+
+	DataMode         string        // auto (default), redirect or proxy
+	InlineMax        int64         // files up to this size are kept in the catalog; 0 means DefaultInlineMax, <0 disables inline
+	NoRedirectAgents []string      // nil means DefaultNoRedirectAgents
+	URLTTL           time.Duration // validity of signed URLs and garbage grace; 0 means DefaultURLTTL
+	ServerTTL        time.Duration // a data server is live if it heartbeated within this; 0 means DefaultServerTTL
+	MaxXMLBody       int64         // PROPFIND/PROPPATCH bodies; 0 means DefaultMaxXMLBody
+	MaxPutBody       int64         // 0: no limit
+	// UploadTTL is how long an upload may take from md's reservation to
+	// the data server's commit; an abandoned upload's object becomes
+	// garbage after it. 0 means DefaultUploadTTL.
+	UploadTTL time.Duration
+
+	// Store opens a data server's BlobStore for fsck; nil means
+	// diskserver/remote over the server's URL.
+	Store func(shoal.Server) shoal.BlobStore
+}
+
+// Server is one md frontend. It is safe for concurrent use.
+type Server struct {
+	opts      Options
+	cat       shoal.Catalog
+	keys      *sign.Keys
+	placement *placement
+	client    *fasthttp.Client // to data servers, for proxy mode
+
+	httpMu sync.Mutex
+	http   *fasthttp.Server
+	stop   chan struct{}
+	done   sync.WaitGroup
+	once   sync.Once
+}
+
+// New checks opts, fills defaults and starts the upload-expiry loop.
+func New(opts Options) (*Server, error) {
+	const op = "md.New"
+	if opts.Catalog == nil || opts.Keys == nil {
+		return nil, shoal.Errorf(op, shoal.KindInvalid, "Catalog and Keys are required")
+	}
+	switch opts.DataMode {
+	case "":
+		opts.DataMode = DataAuto
+	case DataAuto, DataRedirect, DataProxy:
+	default:
+		return nil, shoal.Errorf(op, shoal.KindInvalid, "data mode %q: want auto, redirect or proxy", opts.DataMode)
+	}
+	if opts.InlineMax == 0 {
+		opts.InlineMax = DefaultInlineMax
+	}
+	if opts.NoRedirectAgents == nil {
+		opts.NoRedirectAgents = DefaultNoRedirectAgents
+	}
+	if opts.URLTTL <= 0 {
+		opts.URLTTL = DefaultURLTTL
+	}
+	if opts.ServerTTL <= 0 {
+		opts.ServerTTL = DefaultServerTTL
+	}
+	if opts.UploadTTL <= 0 {
+		opts.UploadTTL = DefaultUploadTTL
+	}
+	if opts.MaxXMLBody <= 0 {
+		opts.MaxXMLBody = DefaultMaxXMLBody
+	}
+	s := &Server{
+		opts:      opts,
+		cat:       opts.Catalog,
+		keys:      opts.Keys,
+		placement: newPlacement(opts.Catalog, opts.ServerTTL),
+		client: &fasthttp.Client{
+			Name:                     "shoal-md",
+			NoDefaultUserAgentHeader: true,
+			StreamResponseBody:       true,
+			MaxConnsPerHost:          512,
+			ReadTimeout:              5 * time.Minute,
+			WriteTimeout:             5 * time.Minute,
+			DisablePathNormalizing:   true,
+		},
+		stop: make(chan struct{}),
+	}
+	if s.opts.Store == nil {
+		s.opts.Store = func(srv shoal.Server) shoal.BlobStore { return remote.New(srv.URL, s.keys) }
+	}
+	s.done.Add(1)
+	go s.expireLoop()
+	return s, nil
+}
+
+// expireLoop voids upload reservations nobody committed, so that their
+// objects reach the garbage queue.
+func (s *Server) expireLoop() {
+	defer s.done.Done()
+	t := time.NewTicker(s.opts.URLTTL)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case now := <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), s.opts.URLTTL)
+			s.cat.ExpireUploads(ctx, now) // errors: retried next tick
+			cancel()
+		}
+	}
+}
+
+// NewHTTPServer returns a fasthttp.Server configured for md: streamed
+// request bodies (a proxied PUT is never buffered whole), the
+// Expect: 100-continue hook that lets a PUT be redirected before its body
+// is sent, and no path normalization (md rejects ".." itself).
+func (s *Server) NewHTTPServer() *fasthttp.Server {
+	return &fasthttp.Server{
+		Handler:                       s.Handler(),
+		ExpectHandler:                 s.expectHandler,
+		Name:                          "shoal",
+		StreamRequestBody:             true,
+		DisablePreParseMultipartForm:  true,
+		DisableHeaderNamesNormalizing: false,
+		NoDefaultContentType:          true,
+		NoDefaultDate:                 false,
+		ReadTimeout:                   5 * time.Minute,
+		WriteTimeout:                  5 * time.Minute,
+		IdleTimeout:                   2 * time.Minute,
+		ReadBufferSize:                16 << 10,
+		MaxRequestBodySize:            int(s.opts.MaxXMLBody), // only for buffered reads; streams are limited by md
+	}
+}
+
+// Serve answers requests on ln until Close.
+func (s *Server) Serve(ln net.Listener) error {
+	s.httpMu.Lock()
+	if s.http == nil {
+		s.http = s.NewHTTPServer()
+	}
+	h := s.http
+	s.httpMu.Unlock()
+	return h.Serve(ln)
+}
+
+// Close stops serving and the background loop. It does not close the
+// catalog, which belongs to the caller.
+func (s *Server) Close() error {
+	s.once.Do(func() { close(s.stop) })
+	s.done.Wait()
+	s.httpMu.Lock()
+	h := s.http
+	s.httpMu.Unlock()
+	if h != nil {
+		return h.Shutdown()
+	}
+	return nil
+}
