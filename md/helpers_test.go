@@ -1,0 +1,204 @@
+package md
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"shoal"
+	"shoal/cache"
+	"shoal/catalog"
+	"shoal/diskserver"
+	"shoal/sign"
+)
+
+// env is a whole single-node system on loopback: a SQLite catalog in a
+// temp dir behind the in-process cache, md, and one real data server.
+type env struct {
+	t     *testing.T
+	db    *catalog.DB // the catalog itself, for assertions
+	md    *Server
+	url   string
+	ds    *diskserver.Server
+	dsURL string
+	keys  *sign.Keys
+	http  *http.Client // does not follow redirects
+}
+
+func newEnv(t *testing.T, mode string, tweak ...func(*Options)) *env {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := catalog.Open(ctx, catalog.Options{DSN: "sqlite:" + filepath.Join(dir, "catalog.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := sign.Random()
+	opts := Options{Catalog: cache.NewCatalog(db, cache.Options{L1: true}), Keys: keys, DataMode: mode}
+	for _, f := range tweak {
+		f(&opts)
+	}
+	m, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mdLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go m.Serve(mdLn)
+	e := &env{t: t, db: db, md: m, url: "http://" + mdLn.Addr().String(), keys: keys,
+		http: &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+
+	dsLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.dsURL = "http://" + dsLn.Addr().String()
+	ds, err := diskserver.New(diskserver.Options{ID: "ds1", PublicURL: e.dsURL, Dirs: []string{filepath.Join(dir, "disk")},
+		MDURL: e.url, Keys: keys, ReserveBytes: -1, HeartbeatInterval: time.Second, GarbageInterval: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.ds = ds
+	go ds.Serve(dsLn)
+	t.Cleanup(func() {
+		ds.Close()
+		m.Close()
+		db.Close()
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		servers, _ := db.Servers(ctx)
+		if len(servers) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("data server did not register with md")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return e
+}
+
+// resp is a finished request.
+type resp struct {
+	status int
+	h      http.Header
+	body   string
+}
+
+// do sends a request to md (path relative to its URL, or an absolute URL).
+func (e *env) do(method, path string, hdr map[string]string, body []byte) resp {
+	e.t.Helper()
+	u := path
+	if !strings.HasPrefix(u, "http") {
+		u = e.url + path
+	}
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, u, r)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if strings.Contains(path, "%") || strings.Contains(path, "..") {
+		req.URL.Opaque = path // keep the path as given: no cleaning, no re-escaping
+	}
+	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	res, err := e.http.Do(req)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		e.t.Fatalf("%s %s: reading body: %v", method, path, err)
+	}
+	return resp{res.StatusCode, res.Header, string(b)}
+}
+
+// want fails the test unless r has status (and, if reason is set, a body
+// containing it).
+func (r resp) want(t *testing.T, what string, status int, reason string) {
+	t.Helper()
+	if r.status != status {
+		t.Errorf("%s: status %d, want %d (body %q)", what, r.status, status, r.body)
+		return
+	}
+	if reason != "" && !strings.Contains(r.body, reason) {
+		t.Errorf("%s: body %q, want it to contain %q", what, r.body, reason)
+	}
+}
+
+// put stores data at path, following a 307 if md redirects.
+func (e *env) put(path string, data []byte) resp {
+	e.t.Helper()
+	r := e.do("PUT", path, nil, data)
+	if r.status == http.StatusTemporaryRedirect {
+		r = e.do("PUT", r.h.Get("Location"), nil, data)
+	}
+	return r
+}
+
+// get fetches path, following a 302 if md redirects.
+func (e *env) get(path string, hdr map[string]string) resp {
+	e.t.Helper()
+	r := e.do("GET", path, hdr, nil)
+	if r.status == http.StatusFound {
+		r = e.do("GET", r.h.Get("Location"), hdr, nil)
+	}
+	return r
+}
+
+// snapshot describes the whole namespace (entries, versions, dead
+// properties) and the objects on disk, to check that a refused request
+// changed nothing.
+func (e *env) snapshot() string {
+	e.t.Helper()
+	ctx := context.Background()
+	var lines []string
+	var walk func(string)
+	walk = func(dir string) {
+		kids, err := e.db.List(ctx, dir)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		for _, k := range kids {
+			props, _ := e.db.Props(ctx, k.Path)
+			lines = append(lines, k.Path+" "+k.ETag()+" "+propString(props))
+			if k.IsDir {
+				walk(k.Path)
+			}
+		}
+	}
+	walk("/")
+	e.ds.Store().Walk(ctx, func(o shoal.ObjectInfo) error {
+		lines = append(lines, "obj "+o.ID)
+		return nil
+	})
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+func propString(ps []shoal.Prop) string {
+	var b strings.Builder
+	for _, p := range ps {
+		b.WriteString(p.Space + " " + p.Name + "=" + p.Value + ";")
+	}
+	return b.String()
+}
