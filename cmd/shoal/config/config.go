@@ -59,12 +59,14 @@ type CatalogConfig struct {
 }
 
 type CacheConfig struct {
-	L1        string        `mapstructure:"l1" doc:"in-process tier: auto (on unless memcached is set), on or off"`
-	L1TTL     time.Duration `mapstructure:"l1_ttl" doc:"in-process entries live this long: the staleness bound across md replicas"`
-	L1Entries int           `mapstructure:"l1_entries" doc:"in-process tier capacity, in entries"`
-	Memcached []string      `mapstructure:"memcached" doc:"memcached servers HOST:PORT shared by all md replicas (empty: none)"`
-	TTL       time.Duration `mapstructure:"ttl" doc:"memcached entry lifetime"`
-	Timeout   time.Duration `mapstructure:"timeout" doc:"per memcached call; past it the catalog answers"`
+	L1          string        `mapstructure:"l1" doc:"in-process tier: auto (on unless memcached is set), on or off"`
+	L1TTL       time.Duration `mapstructure:"l1_ttl" doc:"in-process entries live this long: the staleness bound across md replicas"`
+	L1Entries   int           `mapstructure:"l1_entries" doc:"in-process tier capacity, in entries"`
+	Memcached   []string      `mapstructure:"memcached" doc:"memcached servers HOST:PORT shared by all md replicas (empty: none)"`
+	TTL         time.Duration `mapstructure:"ttl" doc:"lifetime of a cached answer in memcached"`
+	NegativeTTL time.Duration `mapstructure:"negative_ttl" doc:"lifetime of a cached \"no such path\" answer, both tiers"`
+	Timeout     time.Duration `mapstructure:"timeout" doc:"per memcached operation; past it the catalog answers"`
+	KeyPrefix   string        `mapstructure:"key_prefix" doc:"prefix of every memcached key, so several namespaces can share memcached"`
 }
 
 type DiskConfig struct {
@@ -78,7 +80,8 @@ type DiskConfig struct {
 }
 
 type AdminConfig struct {
-	MD string `mapstructure:"md" doc:"md base URL admin commands talk to"`
+	MD      string        `mapstructure:"md" doc:"md base URL admin commands talk to"`
+	Timeout time.Duration `mapstructure:"timeout" doc:"how long one admin call (e.g. fsck of every server) may take"`
 }
 
 // Defaults is the configuration with nothing set.
@@ -101,17 +104,19 @@ func Defaults() Config {
 			BusyTimeout:     10 * time.Second,
 		},
 		Cache: CacheConfig{
-			L1:        "auto",
-			L1TTL:     10 * time.Second,
-			L1Entries: 100_000,
-			TTL:       10 * time.Minute,
-			Timeout:   100 * time.Millisecond,
+			L1:          "auto",
+			L1TTL:       5 * time.Second,
+			L1Entries:   100_000,
+			TTL:         5 * time.Minute,
+			NegativeTTL: 10 * time.Second,
+			Timeout:     100 * time.Millisecond,
+			KeyPrefix:   "shoal:",
 		},
 		Disk: DiskConfig{
 			Pool:      "default",
 			Heartbeat: 5 * time.Second,
 		},
-		Admin: AdminConfig{MD: "http://127.0.0.1:8080"},
+		Admin: AdminConfig{MD: "http://127.0.0.1:8080", Timeout: 10 * time.Minute},
 	}
 }
 
@@ -145,8 +150,10 @@ func (c *Config) Validate() error {
 		positive("catalog.busy_timeout", c.Catalog.BusyTimeout),
 		positive("cache.l1_ttl", c.Cache.L1TTL),
 		positive("cache.ttl", c.Cache.TTL),
+		positive("cache.negative_ttl", c.Cache.NegativeTTL),
 		positive("cache.timeout", c.Cache.Timeout),
 		positive("disk.heartbeat", c.Disk.Heartbeat),
+		positive("admin.timeout", c.Admin.Timeout),
 		httpURL("disk.md", c.Disk.MD),
 		httpURL("disk.public_url", c.Disk.PublicURL),
 		httpURL("admin.md", c.Admin.MD),
@@ -172,6 +179,9 @@ func (c *Config) Validate() error {
 		if err := hostPort("cache.memcached", m); err != nil || m == "" {
 			return fmt.Errorf("cache.memcached: %q is not HOST:PORT", m)
 		}
+	}
+	if c.Cache.KeyPrefix == "" || len(c.Cache.KeyPrefix) > 64 || strings.ContainsAny(c.Cache.KeyPrefix, " \t\r\n") {
+		return fmt.Errorf("cache.key_prefix: %q must be 1-64 characters without spaces", c.Cache.KeyPrefix)
 	}
 	if c.Disk.Pool == "" {
 		return fmt.Errorf("disk.pool must not be empty")

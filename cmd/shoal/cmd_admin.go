@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"shoal"
+	"shoal/cmd/shoal/config"
+	"shoal/md"
+	"shoal/wire"
+)
+
+// Exit codes of `shoal admin fsck`.
+const (
+	fsckClean    = 0 // catalog and disks agree
+	fsckProblems = 1 // orphans, missing replicas or unreachable servers
+	fsckFailed   = 2 // could not run
+)
+
+func newAdminCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "admin --md URL [--secret-file F] fsck|servers",
+		Short: "operate a running system through md's signed admin endpoints",
+	}
+	fs := cmd.PersistentFlags()
+	config.Flag(fs, "md", "admin.md", "")
+	config.Flag(fs, "secret-file", "secret_file", "")
+	fs.Bool("json", false, "print the raw JSON answer")
+	cmd.AddCommand(
+		&cobra.Command{
+			Use:   "fsck",
+			Short: "compare the catalog with every data server's disks (exit 0 clean, 1 problems found, 2 could not run)",
+			Args:  cobra.NoArgs,
+			RunE:  runFsck,
+		},
+		&cobra.Command{
+			Use:   "servers",
+			Short: "list the data servers md knows",
+			Args:  cobra.NoArgs,
+			RunE:  runServers,
+		},
+	)
+	return cmd
+}
+
+// adminClient is a signed client of md's internal API from the config.
+func adminClient(cmd *cobra.Command) (*wire.Client, error) {
+	c, _, err := setup(cmd)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := loadKeys(c.SecretFile)
+	if err != nil {
+		return nil, err
+	}
+	cl := wire.NewClient(c.Admin.MD, keys)
+	cl.Timeout = c.Admin.Timeout
+	cl.HTTP.ReadTimeout = c.Admin.Timeout
+	return cl, nil
+}
+
+func runFsck(cmd *cobra.Command, _ []string) error {
+	cl, err := adminClient(cmd)
+	if err != nil {
+		return &exitError{code: fsckFailed, err: err}
+	}
+	var rep md.Report
+	if _, err := cl.Call(md.PathAdminFsck, struct{}{}, &rep); err != nil {
+		return &exitError{code: fsckFailed, err: fmt.Errorf("fsck: %w", err)}
+	}
+	asJSON, _ := cmd.Flags().GetBool("json")
+	if err := printFsck(cmd.OutOrStdout(), &rep, asJSON); err != nil {
+		return &exitError{code: fsckFailed, err: err}
+	}
+	if !rep.OK {
+		return &exitError{code: fsckProblems}
+	}
+	return nil
+}
+
+func printFsck(w io.Writer, rep *md.Report, asJSON bool) error {
+	if asJSON {
+		return writeJSON(w, rep)
+	}
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintf(tw, "servers checked\t%d\nreplicas in catalog\t%d\nobjects on disks\t%d\n", rep.Servers, rep.Replicas, rep.Objects)
+	fmt.Fprintf(tw, "orphans\t%d\nmissing\t%d\nunreachable\t%d\n", len(rep.Orphans), len(rep.Missing), len(rep.Unreachable))
+	for _, o := range rep.Missing {
+		fmt.Fprintf(tw, "MISSING\t%s\t%s\t%s\t%s\n", o.Server, o.Object, o.Path, o.Reason)
+	}
+	for _, o := range rep.Orphans {
+		fmt.Fprintf(tw, "ORPHAN\t%s\t%s\t%d bytes\t\n", o.Server, o.Object, o.Size)
+	}
+	for _, u := range rep.Unreachable {
+		fmt.Fprintf(tw, "UNREACHABLE\t%s\t%s\t\t\n", u.Server, u.Error)
+	}
+	verdict := "clean"
+	if !rep.OK {
+		verdict = "PROBLEMS FOUND"
+	}
+	fmt.Fprintf(tw, "fsck\t%s\n", verdict)
+	return tw.Flush()
+}
+
+func runServers(cmd *cobra.Command, _ []string) error {
+	cl, err := adminClient(cmd)
+	if err != nil {
+		return err
+	}
+	var servers []shoal.Server
+	if _, err := cl.Call(md.PathAdminServers, struct{}{}, &servers); err != nil {
+		return fmt.Errorf("servers: %w", err)
+	}
+	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+		return writeJSON(cmd.OutOrStdout(), servers)
+	}
+	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tURL\tPOOL\tSTATE\tFREE\tTOTAL\tLAST SEEN")
+	now := time.Now()
+	for _, s := range servers {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s ago\n", s.ID, s.URL, s.Pool, s.State,
+			humanBytes(s.Free), humanBytes(s.Total), now.Sub(s.LastSeen).Round(time.Second))
+	}
+	return tw.Flush()
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// humanBytes writes n in binary units with one decimal, e.g. 12.3 GiB.
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"shoal"
+	"shoal/cmd/shoal/config"
+)
+
+func newAllCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "all --data DIR [--listen HOST:PORT]",
+		Short: "run md, one data server and an SQLite catalog in one process",
+		Long: `shoal all is the embedded single node: md answers HTTP/WebDAV on --listen,
+a data server stores files under DIR/disk and listens on --disk-listen, the
+catalog is SQLite at DIR/catalog.db, and the cluster secret is DIR/secret
+(created on first start) unless --secret-file is given. Nothing else to install.`,
+		Args: cobra.NoArgs,
+		RunE: runAll,
+	}
+	fs := cmd.Flags()
+	config.Flag(fs, "data", "all.data", "")
+	config.Flag(fs, "listen", "md.listen", "")
+	config.Flag(fs, "disk-listen", "disk.listen", "data server HOST:PORT (default: the --listen host, port + 1; port 0 if --listen has port 0)")
+	config.Flag(fs, "secret-file", "secret_file", "")
+	config.Flag(fs, "data-mode", "md.data_mode", "")
+	config.Flag(fs, "memcached", "cache.memcached", "")
+	return cmd
+}
+
+func runAll(cmd *cobra.Command, _ []string) error {
+	c, log, err := setup(cmd)
+	if err != nil {
+		return err
+	}
+	if c.All.Data == "" {
+		return fmt.Errorf("all.data: give a data directory with --data DIR")
+	}
+	dir, err := filepath.Abs(c.All.Data)
+	if err != nil {
+		return err
+	}
+	diskDir := filepath.Join(dir, "disk")
+	if err := os.MkdirAll(diskDir, 0o750); err != nil {
+		return err
+	}
+	if c.SecretFile == "" {
+		c.SecretFile = filepath.Join(dir, "secret")
+		if err := ensureSecret(c.SecretFile); err != nil {
+			return fmt.Errorf("secret: %w", err)
+		}
+	}
+	keys, err := loadKeys(c.SecretFile)
+	if err != nil {
+		return err
+	}
+	if c.Catalog.DSN == "" {
+		c.Catalog.DSN = "sqlite:" + filepath.Join(dir, "catalog.db")
+	}
+	if len(c.Disk.Data) == 0 {
+		c.Disk.Data = []string{diskDir}
+	}
+	if c.Disk.Listen == "" {
+		if c.Disk.Listen, err = nextPort(c.MD.Listen); err != nil {
+			return fmt.Errorf("md.listen: %w", err)
+		}
+	}
+
+	ctx := cmd.Context()
+	var listeners []net.Listener
+	closeAll := func() {
+		for _, ln := range listeners {
+			ln.Close()
+		}
+	}
+	open := func(addr string, reuse bool) net.Listener {
+		if err != nil {
+			return nil
+		}
+		var ln net.Listener
+		if ln, err = listen(addr, reuse); err == nil {
+			listeners = append(listeners, ln)
+		}
+		return ln
+	}
+	mdLn := open(c.MD.Listen, c.MD.ReusePort)
+	diskLn := open(c.Disk.Listen, false)
+	// md's internal API for the data server, on its own loopback port: it
+	// stays open while the public port drains at shutdown, so uploads in
+	// flight can still commit.
+	internalLn := open("127.0.0.1:0", false)
+	if err != nil {
+		closeAll()
+		return err
+	}
+	mdURL := reachableURL(mdLn.Addr())
+	diskURL := c.Disk.PublicURL
+	if diskURL == "" {
+		diskURL = reachableURL(diskLn.Addr())
+	}
+
+	cat, err := openCatalog(ctx, &c, log)
+	if err != nil {
+		closeAll()
+		return err
+	}
+	mds, err := newMD(&c, cat, keys)
+	if err != nil {
+		cat.Close()
+		closeAll()
+		return err
+	}
+	disk, err := newDisk(&c, keys, c.Disk.Data, reachableURL(internalLn.Addr()), diskURL, log)
+	if err != nil {
+		mds.Close()
+		cat.Close()
+		closeAll()
+		return err
+	}
+
+	public, internal := mds.NewHTTPServer(), mds.NewHTTPServer()
+	services := []service{ // closed in this order
+		{name: "md", ln: mdLn, serve: public.Serve, close: public.Shutdown},
+		{name: "disk", ln: diskLn, serve: disk.Serve, close: disk.Close},
+		{name: "md-internal", ln: internalLn, serve: internal.Serve, close: internal.Shutdown},
+	}
+	cleanup := func() error { return errors.Join(mds.Close(), cat.Close()) }
+	go func() {
+		if err := waitRegistered(ctx, cat, disk.ID(), 30*time.Second); err != nil {
+			log.Error("data server did not register with md", "err", err)
+			return
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "shoal all: serving\nmd   %s/\ndisk %s/\ndata %s\nready\n", mdURL, diskURL, dir)
+		log.Info("ready", "md", mdURL, "disk", diskURL, "data", dir, "data_mode", c.MD.DataMode)
+	}()
+	return runServices(ctx, log, c.MD.ShutdownTimeout, services, cleanup)
+}
+
+// waitRegistered waits until the data server id appears in the catalog's
+// server registry, i.e. md has taken its first heartbeat.
+func waitRegistered(ctx context.Context, cat shoal.Catalog, id string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		servers, err := cat.Servers(ctx)
+		if err == nil {
+			for _, s := range servers {
+				if s.ID == id {
+					return nil
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			if err == nil {
+				err = fmt.Errorf("no heartbeat from %s within %v", id, limit)
+			}
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

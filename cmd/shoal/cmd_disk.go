@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"shoal/cmd/shoal/config"
+)
+
+func newDiskCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "disk --listen HOST:PORT --md URL --data DIR[,DIR…] [--secret-file F]",
+		Short: "run a data server over local directories (one per disk)",
+		Args:  cobra.NoArgs,
+		RunE:  runDisk,
+	}
+	fs := cmd.Flags()
+	config.Flag(fs, "listen", "disk.listen", "HOST:PORT the data server listens on (default 127.0.0.1:8081)")
+	config.Flag(fs, "md", "disk.md", "")
+	config.Flag(fs, "data", "disk.data", "")
+	config.Flag(fs, "secret-file", "secret_file", "")
+	config.Flag(fs, "public-url", "disk.public_url", "")
+	config.Flag(fs, "id", "disk.id", "")
+	config.Flag(fs, "pool", "disk.pool", "")
+	return cmd
+}
+
+// defaultDiskListen is where a standalone data server listens when
+// disk.listen is empty.
+const defaultDiskListen = "127.0.0.1:8081"
+
+func runDisk(cmd *cobra.Command, _ []string) error {
+	c, log, err := setup(cmd)
+	if err != nil {
+		return err
+	}
+	if len(c.Disk.Data) == 0 {
+		return fmt.Errorf("disk.data: give at least one data directory with --data DIR[,DIR…]")
+	}
+	if c.Disk.MD == "" {
+		return fmt.Errorf("disk.md: give md's URL with --md http://HOST:PORT")
+	}
+	keys, err := loadKeys(c.SecretFile)
+	if err != nil {
+		return err
+	}
+	if c.Disk.Listen == "" {
+		c.Disk.Listen = defaultDiskListen
+	}
+	ln, err := listen(c.Disk.Listen, false)
+	if err != nil {
+		return err
+	}
+	public := c.Disk.PublicURL
+	if public == "" {
+		public = reachableURL(ln.Addr())
+	}
+	disk, err := newDisk(&c, keys, c.Disk.Data, c.Disk.MD, public, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "shoal disk: serving\ndisk %s/\nid   %s\nmd   %s\nready\n", public, disk.ID(), c.Disk.MD)
+	log.Info("data server ready", "id", disk.ID(), "url", public, "md", c.Disk.MD, "dirs", c.Disk.Data)
+	return runServices(cmd.Context(), log, c.MD.ShutdownTimeout,
+		[]service{{name: "disk", ln: ln, serve: disk.Serve, close: disk.Close}}, nil)
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"shoal/cmd/shoal/config"
+)
+
+func newMDCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "md --listen HOST:PORT --catalog DSN [--secret-file F] [--memcached HOST:PORT,…]",
+		Short: "run a metadata frontend (stateless; run as many as you like over one catalog)",
+		Args:  cobra.NoArgs,
+		RunE:  runMD,
+	}
+	fs := cmd.Flags()
+	config.Flag(fs, "listen", "md.listen", "")
+	config.Flag(fs, "catalog", "catalog.dsn", "")
+	config.Flag(fs, "secret-file", "secret_file", "")
+	config.Flag(fs, "memcached", "cache.memcached", "")
+	config.Flag(fs, "data-mode", "md.data_mode", "")
+	config.Flag(fs, "reuseport", "md.reuseport", "")
+	return cmd
+}
+
+func runMD(cmd *cobra.Command, _ []string) error {
+	c, log, err := setup(cmd)
+	if err != nil {
+		return err
+	}
+	if c.Catalog.DSN == "" {
+		return fmt.Errorf("catalog.dsn: give the catalog with --catalog sqlite:PATH or mysql://USER:PASS@HOST:PORT/DB")
+	}
+	keys, err := loadKeys(c.SecretFile)
+	if err != nil {
+		return err
+	}
+	ln, err := listen(c.MD.Listen, c.MD.ReusePort)
+	if err != nil {
+		return err
+	}
+	cat, err := openCatalog(cmd.Context(), &c, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	mds, err := newMD(&c, cat, keys)
+	if err != nil {
+		cat.Close()
+		ln.Close()
+		return err
+	}
+	url := reachableURL(ln.Addr())
+	fmt.Fprintf(cmd.OutOrStdout(), "shoal md: serving\nmd   %s/\nready\n", url)
+	log.Info("md ready", "url", url, "data_mode", c.MD.DataMode, "memcached", c.Cache.Memcached)
+	return runServices(cmd.Context(), log, c.MD.ShutdownTimeout,
+		[]service{{name: "md", ln: ln, serve: mds.Serve, close: mds.Close}}, cat.Close)
+}

@@ -1,0 +1,86 @@
+// Command shoal is the one binary of the shoal storage system: the
+// embedded single node (all), the metadata frontend (md), the data server
+// (disk), the operator's tools (admin, config) and the benchmark (bench).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"shoal/cmd/shoal/config"
+)
+
+// exitError carries a process exit code other than 1 (e.g. fsck's 2).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newRootCommand().ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			if ee.err != nil {
+				fmt.Fprintln(os.Stderr, "shoal:", ee.err)
+			}
+			os.Exit(ee.code)
+		}
+		fmt.Fprintln(os.Stderr, "shoal:", err)
+		os.Exit(1)
+	}
+}
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "shoal",
+		Short:         "storage for a shoal of small machines: HTTP/WebDAV over a SQL catalog",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().String("config", "", "YAML config file (also $SHOAL_CONFIG)")
+	config.Flag(root.PersistentFlags(), "log-level", "log.level", "")
+	config.Flag(root.PersistentFlags(), "log-format", "log.format", "")
+	root.AddCommand(
+		newAllCommand(),
+		newMDCommand(),
+		newDiskCommand(),
+		newAdminCommand(),
+		newConfigCommand(),
+		newVersionCommand(),
+	)
+	addBenchCommand(root)
+	return root
+}
+
+// setup loads the configuration of cmd and installs its logger.
+func setup(cmd *cobra.Command) (config.Config, *slog.Logger, error) {
+	c, err := config.Load(cmd.Flags())
+	if err != nil {
+		return config.Config{}, nil, err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.Log.Level)); err != nil {
+		return config.Config{}, nil, fmt.Errorf("log.level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(os.Stderr, opts)
+	if c.Log.Format == "json" {
+		h = slog.NewJSONHandler(os.Stderr, opts)
+	}
+	log := slog.New(h)
+	slog.SetDefault(log)
+	return c, log, nil
+}

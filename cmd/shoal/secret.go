@@ -1,0 +1,49 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"shoal/sign"
+)
+
+// loadKeys reads the cluster secret file; every command that signs or
+// verifies needs one (shoal all makes its own, see ensureSecret).
+func loadKeys(file string) (*sign.Keys, error) {
+	if file == "" {
+		return nil, fmt.Errorf("secret_file: no cluster secret file given (--secret-file or $SHOAL_SECRET_FILE)")
+	}
+	return sign.Load(file)
+}
+
+// ensureSecret creates path with a fresh random key unless it exists. The
+// file is created exclusively with mode 0600, so a concurrent start or an
+// existing secret is never overwritten.
+func ensureSecret(path string) error {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "# shoal cluster secret: KID SECRET, the first line signs. Keep private.\nk0 %s\n", hex.EncodeToString(b))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
+}
