@@ -153,4 +153,13 @@ func TestServerIDPersisted(t *testing.T) {
 	if c.ID() == a.ID() {
 		t.Errorf("two data dirs got the same random id %q", a.ID())
 	}
+	if d, _ := New(Options{Dirs: []string{dir}, Keys: keys, ID: "given"}); d.ID() != "given" {
+		t.Errorf("ID from options = %q, want %q", d.ID(), "given")
+	}
+	// Close works on a server that never served.
+	for _, s := range []*Server{a, b, c} {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
 }

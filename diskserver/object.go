@@ -100,6 +100,7 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string) {
 	body := &exactReader{r: ctx.RequestBodyStream(), want: want, max: s.opts.MaxBodySize}
 	info, sums, err := s.store.Create(ctx, id, body)
 	if err != nil {
+		drainBody(ctx, body, err)
 		fail(ctx, err)
 		return
 	}
@@ -144,6 +145,24 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string) {
 	ctx.SetStatusCode(status)
 }
 
+// DrainLimit is how much of a refused PUT body (e.g. a duplicate id) the
+// server reads and discards so that the client, still sending, gets the
+// answer: a server that closes with unread data makes the kernel reset the
+// connection, and the client sees a broken pipe instead of the status.
+// Larger bodies are cut off.
+const DrainLimit = 64 << 20
+
+func drainBody(ctx *fasthttp.RequestCtx, body *exactReader, err error) {
+	if shoal.IsKind(err, shoal.KindTooLarge) || body.failed {
+		ctx.SetConnectionClose()
+		return
+	}
+	n, _ := io.CopyN(io.Discard, body.r, DrainLimit)
+	if n == DrainLimit {
+		ctx.SetConnectionClose()
+	}
+}
+
 func setSumHeaders(ctx *fasthttp.RequestCtx, info shoal.ObjectInfo, sums shoal.Sums) {
 	d := "adler32=" + wire.FormatAdler32(sums.Adler32)
 	if len(sums.MD5) == md5.Size {
@@ -161,6 +180,8 @@ type exactReader struct {
 	want int64 // Content-Length; < 0 for chunked
 	max  int64 // the body limit
 	got  int64
+	// failed: reading the body broke (client gone, bad chunking).
+	failed bool
 }
 
 func (e *exactReader) Read(p []byte) (int, error) {
@@ -173,6 +194,7 @@ func (e *exactReader) Read(p []byte) (int, error) {
 		return n, shoal.Errorf("diskserver.PUT", shoal.KindInvalid, "body ended after %d of %d bytes: %w", e.got, e.want, io.ErrUnexpectedEOF)
 	}
 	if err != nil && err != io.EOF {
+		e.failed = true
 		return n, shoal.Errorf("diskserver.PUT", shoal.KindInvalid, "reading body: %w", err)
 	}
 	return n, err
