@@ -1,0 +1,61 @@
+package md
+
+import (
+	"bytes"
+	"crypto/md5"
+	"encoding/base64"
+	"fmt"
+	"hash/adler32"
+	"testing"
+
+	"shoal"
+)
+
+func TestParseWantDigestOrder(t *testing.T) {
+	sums := shoal.Sums{Adler32: 0x01020304, MD5: bytes.Repeat([]byte{1}, 16)}
+	md5b64 := base64.StdEncoding.EncodeToString(sums.MD5)
+	cases := []struct{ in, want string }{
+		{"adler32", "adler32=01020304"},
+		{"ADLER32", "adler32=01020304"},
+		{"MD5", "md5=" + md5b64},
+		{"md5, adler32", "md5=" + md5b64 + ",adler32=01020304"},
+		{"adler32;q=0.3, md5;q=0.9", "md5=" + md5b64 + ",adler32=01020304"},
+		{"md5;q=0.5, adler32;q=0.5", "md5=" + md5b64 + ",adler32=01020304"},
+		{"sha-256, adler32", "adler32=01020304"}, // no sha-256 stored
+		{"unixsum, crc32c", ""},
+		{"md5;q=0, adler32", "adler32=01020304"},
+		{" adler32 ; q=1.0 ,adler32", "adler32=01020304"},
+	}
+	for _, c := range cases {
+		w := parseWantDigest([]byte(c.in))
+		if got := string(appendDigest(nil, &w, &sums)); got != c.want {
+			t.Errorf("Want-Digest %q: got %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestWantDigestEndToEnd(t *testing.T) {
+	e := newEnv(t, DataProxy)
+	for _, size := range []int{100, 100000} {
+		data := bytes.Repeat([]byte("shoal-digest "), size/13+1)[:size]
+		path := fmt.Sprintf("/d%d", size)
+		e.put(path, data).want(t, "PUT", 201, "")
+		m := md5.Sum(data)
+		wantA := fmt.Sprintf("adler32=%08x", adler32.Checksum(data))
+		wantM := "md5=" + base64.StdEncoding.EncodeToString(m[:])
+		for _, method := range []string{"HEAD", "GET"} {
+			cases := []struct{ hdr, want string }{
+				{"adler32", wantA},
+				{"md5", wantM},
+				{"ADLER32;q=0.2, MD5;q=0.8", wantM + "," + wantA},
+				{"md5,adler32", wantM + "," + wantA},
+			}
+			for _, c := range cases {
+				r := e.do(method, path, map[string]string{"Want-Digest": c.hdr}, nil)
+				if got := r.h.Get("Digest"); got != c.want {
+					t.Errorf("%s %s Want-Digest %q: Digest %q, want %q", method, path, c.hdr, got, c.want)
+				}
+			}
+		}
+	}
+}
