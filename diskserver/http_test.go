@@ -1,6 +1,7 @@
 package diskserver
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -240,5 +241,30 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("gave up waiting for %s", what)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestPutTooBigForDisks: a Content-Length no disk can hold is refused with
+// 507 at once (after the 8 KiB fasthttp pre-reads), not after the upload.
+func TestPutTooBigForDisks(t *testing.T) {
+	ts := startServer(t, Options{MaxBodySize: 1 << 62})
+	u, _ := url.Parse(ts.signed("PUT", "b16b", ""))
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "PUT %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n\r\n", u.RequestURI(), u.Host, int64(1)<<60)
+	conn.Write(make([]byte, 8<<10))
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 507 {
+		t.Errorf("PUT of 1 EiB = %d, want 507", resp.StatusCode)
+	}
+	if got := tmpFiles(t, ts.Dir); len(got) != 0 {
+		t.Errorf("temp files left: %v", got)
 	}
 }

@@ -98,7 +98,7 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string) {
 		return
 	}
 	body := &exactReader{r: ctx.RequestBodyStream(), want: want, max: s.opts.MaxBodySize}
-	info, sums, err := s.store.Create(ctx, id, body)
+	info, sums, err := s.store.CreateSized(ctx, id, body, want)
 	if err != nil {
 		drainBody(ctx, body, err)
 		fail(ctx, err)
@@ -153,7 +153,7 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string) {
 const DrainLimit = 64 << 20
 
 func drainBody(ctx *fasthttp.RequestCtx, body *exactReader, err error) {
-	if shoal.IsKind(err, shoal.KindTooLarge) || body.failed {
+	if shoal.IsKind(err, shoal.KindTooLarge) || body.failed || body.want-body.got > DrainLimit {
 		ctx.SetConnectionClose()
 		return
 	}

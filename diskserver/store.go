@@ -75,8 +75,9 @@ func (s *Store) find(id string) (string, fs.FileInfo, bool) {
 	return "", nil, false
 }
 
-// pickDisk returns the disk with the most room beyond the reserve.
-func (s *Store) pickDisk() (*disk, error) {
+// pickDisk returns the disk with the most room beyond the reserve, if that
+// room is more than need bytes.
+func (s *Store) pickDisk(need int64) (*disk, error) {
 	var best *disk
 	var bestRoom int64
 	for _, d := range s.disks {
@@ -84,18 +85,24 @@ func (s *Store) pickDisk() (*disk, error) {
 		if err != nil {
 			continue // a failing disk takes no writes
 		}
-		if room := avail - s.reserve; room > 0 && (best == nil || room > bestRoom) {
+		if room := avail - s.reserve; room > need && (best == nil || room > bestRoom) {
 			best, bestRoom = d, room
 		}
 	}
 	if best == nil {
-		return nil, shoal.Errorf("diskserver.Create", shoal.KindInsufficient, "no disk has more than %d bytes free", s.reserve)
+		return nil, shoal.Errorf("diskserver.Create", shoal.KindInsufficient, "no disk has %d bytes free beyond its reserve of %d", need+1, s.reserve)
 	}
 	return best, nil
 }
 
 // Create implements shoal.BlobStore.
 func (s *Store) Create(ctx context.Context, id string, r io.Reader) (shoal.ObjectInfo, shoal.Sums, error) {
+	return s.CreateSized(ctx, id, r, 0)
+}
+
+// CreateSized is Create for a body of known size: it refuses at once
+// (KindInsufficient) when no disk has size bytes free beyond its reserve.
+func (s *Store) CreateSized(ctx context.Context, id string, r io.Reader, size int64) (shoal.ObjectInfo, shoal.Sums, error) {
 	const op = "diskserver.Create"
 	if !shoal.ValidObjectID(id) {
 		return shoal.ObjectInfo{}, shoal.Sums{}, invalidID(op, id)
@@ -127,7 +134,7 @@ func (s *Store) Create(ctx context.Context, id string, r io.Reader) (shoal.Objec
 	if _, _, ok := s.find(id); ok {
 		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, shoal.KindExist)
 	}
-	d, err := s.pickDisk()
+	d, err := s.pickDisk(max(size, 0))
 	if err != nil {
 		return shoal.ObjectInfo{}, shoal.Sums{}, err
 	}

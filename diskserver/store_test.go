@@ -58,6 +58,20 @@ func TestCreateRefusesWhenReserveExceedsFree(t *testing.T) {
 	}
 }
 
+func TestCreateSizedRefusesWhatDoesNotFit(t *testing.T) {
+	s, err := NewStore([]string{t.TempDir(), t.TempDir()}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = s.CreateSized(t.Context(), "abc", strings.NewReader("x"), 1<<62)
+	if !shoal.IsKind(err, shoal.KindInsufficient) {
+		t.Errorf("CreateSized larger than any disk: %v, want KindInsufficient", err)
+	}
+	if _, _, err := s.CreateSized(t.Context(), "abc", strings.NewReader("x"), 1); err != nil {
+		t.Errorf("CreateSized of 1 byte: %v", err)
+	}
+}
+
 func TestObjectsStoredUnderIDs(t *testing.T) {
 	dir := t.TempDir()
 	s, err := NewStore([]string{dir}, 0)
