@@ -18,6 +18,10 @@ type dialect interface {
 	// lockSchema serialises schema migration between processes; unlock
 	// releases the lock.
 	lockSchema(ctx context.Context, conn *sql.Conn) (unlock func(), err error)
+	// lockSuffix ends a SELECT in a write transaction that must lock the
+	// rows it reads: exclusive for rows the transaction changes, shared
+	// for ancestors that must not move meanwhile.
+	lockSuffix(exclusive bool) string
 	// upsertServer is the statement that inserts or refreshes a server row
 	// (id, url, pool, state, free, total, last_seen_ns).
 	upsertServer() string

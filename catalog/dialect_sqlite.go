@@ -153,3 +153,6 @@ func (sqliteDialect) migrations() [][]string {
 		`CREATE INDEX garbage_server_due ON garbage (server, not_before_ns)`,
 	}}
 }
+
+// lockSuffix: the single writer connection already serialises writers.
+func (sqliteDialect) lockSuffix(bool) string { return "" }

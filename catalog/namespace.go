@@ -14,7 +14,7 @@ func (db *DB) Mkdir(ctx context.Context, path string, mtime time.Time) (*shoal.E
 	const op = "catalog.Mkdir"
 	var e *shoal.Entry
 	err := db.inTx(ctx, op, path, func(t *tx) error {
-		self, parent, err := t.lookupPair(ctx, path)
+		self, parent, err := t.lockTree(ctx, path)
 		if err != nil {
 			return err
 		}
@@ -53,7 +53,7 @@ func (db *DB) Remove(ctx context.Context, path string, graceUntil time.Time) err
 		return shoal.Errorf(op, shoal.KindPermission, "the root cannot be removed")
 	}
 	return db.inTx(ctx, op, path, func(t *tx) error {
-		n, err := t.lookup(ctx, path)
+		n, _, err := t.lockTree(ctx, path)
 		if err != nil {
 			return err
 		}
@@ -67,7 +67,7 @@ func (db *DB) Remove(ctx context.Context, path string, graceUntil time.Time) err
 // prepareTransfer does the checks Move and Copy share and clears dst when
 // overwriting. It returns src, dst's parent and whether dst is new.
 func (t *tx) prepareTransfer(ctx context.Context, op, src, dst string, overwrite bool, graceUntil time.Time) (s, dparent *node, created bool, err error) {
-	s, err = t.lookup(ctx, src)
+	s, _, err = t.lockTree(ctx, src)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -77,7 +77,7 @@ func (t *tx) prepareTransfer(ctx context.Context, op, src, dst string, overwrite
 	if shoal.IsWithin(dst, src) {
 		return nil, nil, false, shoal.Errorf(op, shoal.KindInvalid, "destination %s is %s or inside it", dst, src)
 	}
-	d, dparent, err := t.lookupPair(ctx, dst)
+	d, dparent, err := t.lockTree(ctx, dst)
 	if err != nil {
 		return nil, nil, false, err
 	}

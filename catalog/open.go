@@ -87,16 +87,16 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	default:
 		return nil, shoal.Errorf(op, shoal.KindInvalid, "catalog DSN %q: want sqlite:PATH or mysql://USER:PASS@HOST:PORT/DB", redactDSN(o.DSN))
 	}
-	read, write, err := d.open(ctx, target, o)
-	if err != nil {
-		return nil, shoal.E(op, err)
+	db := &DB{d: d, opts: o}
+	var err error
+	if db.read, db.write, err = d.open(ctx, target, o); err != nil {
+		return nil, db.fail(op, "", err)
 	}
-	db := &DB{d: d, read: read, write: write, opts: o}
 	if err := db.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if db.statStmt, err = read.PrepareContext(ctx, statSQL); err != nil {
+	if db.statStmt, err = db.read.PrepareContext(ctx, statSQL); err != nil {
 		db.Close()
 		return nil, db.fail(op, "", err)
 	}

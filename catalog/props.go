@@ -51,7 +51,7 @@ func (db *DB) PatchProps(ctx context.Context, path string, set []shoal.Prop, rem
 		}
 	}
 	return db.inTx(ctx, op, path, func(t *tx) error {
-		n, err := t.lookup(ctx, path)
+		n, _, err := t.lockTree(ctx, path)
 		if err != nil {
 			return err
 		}

@@ -21,45 +21,55 @@ type node struct {
 // one: inTx runs it again, and it then sees the winner's row.
 var errRace = errors.New("catalog: concurrent create, retry")
 
-// lookupPair finds path and its parent in one query; either may be nil.
-func (t *tx) lookupPair(ctx context.Context, path string) (self, parent *node, err error) {
-	pp := shoal.ParentPath(path)
-	rows, err := t.query(ctx, `SELECT id, path, is_dir, version FROM entries WHERE path_hash IN (?, ?)`,
-		pathHash(path), pathHash(pp))
-	if err != nil {
-		return nil, nil, err
+// lockTree finds path and its parent inside a write transaction and
+// locks them against concurrent writers: a shared lock on every ancestor
+// (so none of them moves or vanishes meanwhile) and an exclusive lock on
+// path itself. Every write locks this way, so two transactions conflict
+// exactly when one changes a path the other lies under. Two queries at
+// any depth; either result may be nil.
+func (t *tx) lockTree(ctx context.Context, path string) (self, parent *node, err error) {
+	anc := append([]string{"/"}, ancestors(path)...)
+	if path == "/" {
+		anc = nil
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var n node
-		if err := rows.Scan(&n.id, &n.path, &n.isDir, &n.version); err != nil {
+	if len(anc) > 0 {
+		args := make([]any, len(anc))
+		for i, a := range anc {
+			args[i] = pathHash(a)
+		}
+		rows, err := t.query(ctx, `SELECT id, path, is_dir, version FROM entries WHERE path_hash IN (`+
+			placeholders(len(args))+`)`+t.db.d.lockSuffix(false), args...)
+		if err != nil {
 			return nil, nil, err
 		}
-		switch n.path {
-		case path:
-			self = &n
-		case pp:
-			parent = &n
+		pp := shoal.ParentPath(path)
+		for rows.Next() {
+			var n node
+			if err := rows.Scan(&n.id, &n.path, &n.isDir, &n.version); err != nil {
+				rows.Close()
+				return nil, nil, err
+			}
+			if n.path == pp {
+				parent = &n
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, nil, err
 		}
 	}
-	return self, parent, rows.Err()
-}
-
-// lookup finds one path, nil if missing.
-func (t *tx) lookup(ctx context.Context, path string) (*node, error) {
 	var n node
-	err := t.queryRow(ctx, `SELECT id, path, is_dir, version FROM entries WHERE path_hash = ?`, pathHash(path)).
-		Scan(&n.id, &n.path, &n.isDir, &n.version)
-	if err != nil {
-		if isNoRows(err) {
-			return nil, nil
-		}
-		return nil, err
+	err = t.queryRow(ctx, `SELECT id, path, is_dir, version FROM entries WHERE path_hash = ?`+t.db.d.lockSuffix(true),
+		pathHash(path)).Scan(&n.id, &n.path, &n.isDir, &n.version)
+	switch {
+	case isNoRows(err):
+		return nil, parent, nil
+	case err != nil:
+		return nil, nil, err
+	case n.path != path:
+		return nil, parent, nil
 	}
-	if n.path != path {
-		return nil, nil
-	}
-	return &n, nil
+	return &n, parent, nil
 }
 
 // checkParent says why parent cannot hold a new child.

@@ -26,7 +26,7 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 	if path == "/" {
 		return nil, shoal.E(op, path, shoal.KindIsDir)
 	}
-	self, parent, err := t.lookupPair(ctx, path)
+	self, parent, err := t.lockTree(ctx, path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,205 @@
+package testsvc
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql"
+)
+
+// MariaDB user the tests connect as over TCP (created at start; the
+// server does not run with --skip-grant-tables).
+const (
+	mariaUser = "shoal"
+	mariaPass = "shoal-test"
+)
+
+type mariaServer struct {
+	port int
+	dir  string
+	cmd  *exec.Cmd
+	done chan error // receives the exit status once
+	err  error      // why it could not start; reported to every test
+	skip bool       // err is a missing tool, not a failure
+}
+
+var (
+	mariaOnce sync.Once
+	maria     *mariaServer
+)
+
+// MariaDB returns a DSN ("mysql://USER:PASS@127.0.0.1:PORT/DB") of a fresh,
+// empty database on a mariadbd started once for this test binary, and
+// drops the database when t ends. Without mariadbd: t.Fatal under CI=true,
+// else t.Skip.
+func MariaDB(t testing.TB) string {
+	t.Helper()
+	mariaOnce.Do(func() { maria = startMariaDB() })
+	if maria.err != nil {
+		if maria.skip {
+			Missing(t, "mariadb: %v", maria.err)
+		}
+		t.Fatalf("mariadb: %v", maria.err)
+	}
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	name := "t_" + hex.EncodeToString(rnd[:])
+	admin, err := maria.open("")
+	if err != nil {
+		t.Fatalf("mariadb: %v", err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatalf("mariadb: create database: %v", err)
+	}
+	t.Cleanup(func() {
+		if admin, err := maria.open(""); err == nil {
+			admin.Exec("DROP DATABASE IF EXISTS " + name)
+			admin.Close()
+		}
+	})
+	return fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/%s", mariaUser, mariaPass, maria.port, name)
+}
+
+func (s *mariaServer) open(db string) (*sql.DB, error) {
+	return sql.Open("mysql", fmt.Sprintf("%s:%s@tcp(127.0.0.1:%d)/%s", mariaUser, mariaPass, s.port, db))
+}
+
+func findTool(name string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	for _, d := range []string{"/usr/sbin", "/usr/local/sbin", "/usr/bin"} {
+		if fi, err := os.Stat(filepath.Join(d, name)); err == nil && fi.Mode()&0o111 != 0 {
+			return filepath.Join(d, name), nil
+		}
+	}
+	return "", fmt.Errorf("%s not found (apt-get install mariadb-server)", name)
+}
+
+func startMariaDB() *mariaServer {
+	s := &mariaServer{}
+	daemon, err := findTool("mariadbd")
+	if err != nil {
+		s.err, s.skip = err, true
+		return s
+	}
+	install, err := findTool("mariadb-install-db")
+	if err != nil {
+		s.err, s.skip = err, true
+		return s
+	}
+	if s.dir, err = os.MkdirTemp("", "shoal-mariadb-"); err != nil {
+		s.err = err
+		return s
+	}
+	data := filepath.Join(s.dir, "data")
+	out, err := exec.Command(install, "--no-defaults", "--auth-root-authentication-method=normal",
+		"--datadir="+data, "--user=root", "--skip-test-db").CombinedOutput()
+	if err != nil {
+		s.err = fmt.Errorf("mariadb-install-db: %v\n%s", err, out)
+		os.RemoveAll(s.dir)
+		return s
+	}
+	sock := filepath.Join(s.dir, "mariadb.sock")
+	for attempt := 0; attempt < 3; attempt++ {
+		if s.port, err = FreePort(); err != nil {
+			s.err = err
+			return s
+		}
+		s.cmd = exec.Command(daemon, "--no-defaults", "--user=root",
+			"--datadir="+data, "--socket="+sock, "--pid-file="+filepath.Join(s.dir, "mariadb.pid"),
+			"--bind-address=127.0.0.1", fmt.Sprintf("--port=%d", s.port),
+			"--log-error="+filepath.Join(s.dir, "error.log"),
+			"--skip-name-resolve", "--skip-log-bin",
+			"--innodb-buffer-pool-size=64M", "--innodb-log-file-size=16M",
+			"--innodb-flush-log-at-trx-commit=1", // honest durability, as in production
+			"--max-connections=500")
+		s.cmd.SysProcAttr = childAttr()
+		if err = s.cmd.Start(); err != nil {
+			s.err = err
+			return s
+		}
+		exited := make(chan error, 1)
+		cmd := s.cmd
+		go func() { exited <- cmd.Wait() }()
+		s.done = exited
+		if err = s.setup(sock, exited); err == nil {
+			atExit(s.stop)
+			return s
+		}
+		s.cmd.Process.Kill()
+		<-exited
+	}
+	log, _ := os.ReadFile(filepath.Join(s.dir, "error.log"))
+	s.err = fmt.Errorf("mariadbd did not start: %v\n%s", err, tail(string(log), 2000))
+	os.RemoveAll(s.dir)
+	return s
+}
+
+// setup waits for the server's socket, then creates the test user with
+// root over the socket (root has no password and no TCP access).
+func (s *mariaServer) setup(sock string, exited chan error) error {
+	root, err := sql.Open("mysql", "root@unix("+sock+")/")
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case err := <-exited:
+			exited <- err
+			return fmt.Errorf("mariadbd exited: %v", err)
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err = root.PingContext(ctx)
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("mariadbd not ready after 60s: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, q := range []string{
+		fmt.Sprintf("CREATE USER IF NOT EXISTS '%s'@'127.0.0.1' IDENTIFIED BY '%s'", mariaUser, mariaPass),
+		fmt.Sprintf("GRANT ALL PRIVILEGES ON *.* TO '%s'@'127.0.0.1'", mariaUser),
+	} {
+		if _, err := root.Exec(q); err != nil {
+			return fmt.Errorf("%s: %v", q, err)
+		}
+	}
+	return nil
+}
+
+func (s *mariaServer) stop() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		s.cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-s.done:
+		case <-time.After(10 * time.Second):
+			s.cmd.Process.Kill()
+			<-s.done
+		}
+	}
+	os.RemoveAll(s.dir)
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
