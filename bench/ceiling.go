@@ -33,17 +33,27 @@ func CeilingHandler(bodySize int) fasthttp.RequestHandler {
 			ctx.Response.Header.SetContentTypeBytes(octetStream)
 			ctx.Response.SetBodyRaw(body)
 		case "PROPFIND":
+			discardBody(ctx)
 			ctx.SetStatusCode(207)
 			ctx.Response.Header.SetContentTypeBytes(xmlType)
 			ctx.Response.SetBodyRaw(ceilingPropfind)
 		case "PUT", "MKCOL":
-			if s := ctx.RequestBodyStream(); s != nil {
-				io.Copy(io.Discard, s)
-			}
+			discardBody(ctx)
 			ctx.SetStatusCode(201)
 		default:
 			ctx.SetStatusCode(204)
 		}
+	}
+}
+
+// discardBody reads the request body, if any, as it arrives. Bodyless
+// requests skip RequestBodyStream, which allocates a reader.
+func discardBody(ctx *fasthttp.RequestCtx) {
+	if ctx.Request.Header.ContentLength() == 0 {
+		return
+	}
+	if s := ctx.RequestBodyStream(); s != nil {
+		io.Copy(io.Discard, s)
 	}
 }
 

@@ -52,6 +52,7 @@ type Runner struct {
 	redirect *fasthttp.Client // for Locations on other hosts
 	workers  []*worker
 	paths    [][]byte // escaped request URIs read by stat, list, get and mix
+	dirURI   string   // escaped request URI of spec.Dir, where put and files write
 	payload  []byte   // shared read-only PUT body chunk
 	runID    string
 
@@ -150,10 +151,17 @@ func (r *Runner) Close() {
 // Phase runs the workload within lim and returns what it measured. The
 // context cancels it early; what completed is still reported.
 func (r *Runner) Phase(ctx context.Context, lim Limits) Result {
+	t, elapsed := r.phase(ctx, lim)
+	res := t.result(elapsed)
+	r.label(&res, lim)
+	return res
+}
+
+// phase runs the workers and returns their merged tally.
+func (r *Runner) phase(ctx context.Context, lim Limits) (*tally, time.Duration) {
+	sum := new(tally)
 	if r.needsPaths() && len(r.paths) == 0 {
-		res := (&tally{}).result(0)
-		r.label(&res, lim)
-		return res
+		return sum, 0
 	}
 	var stop atomic.Bool
 	done := make(chan struct{})
@@ -183,13 +191,10 @@ func (r *Runner) Phase(ctx context.Context, lim Limits) Result {
 	close(done)
 	<-prog
 
-	var sum tally
 	for _, w := range r.workers {
 		sum.merge(&w.t)
 	}
-	res := sum.result(elapsed)
-	r.label(&res, lim)
-	return res
+	return sum, elapsed
 }
 
 func (r *Runner) needsPaths() bool {

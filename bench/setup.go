@@ -57,11 +57,13 @@ func (r *Runner) Setup(ctx context.Context) error {
 		if spec.Dir == "" {
 			spec.Dir = "/bench/put-" + FormatSize(spec.Size)
 		}
+		r.dirURI = r.basePath + escapePath(strings.TrimRight(spec.Dir, "/"))
 		return r.mkcolAll(ctx, spec.Dir)
 	case OpCreate:
 		if spec.Dir == "" {
 			spec.Dir = "/bench/files-" + FormatSize(spec.Size) + "-" + r.runID
 		}
+		r.dirURI = r.basePath + escapePath(strings.TrimRight(spec.Dir, "/"))
 		return r.mkcolAll(ctx, spec.Dir)
 	}
 	return nil

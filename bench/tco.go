@@ -2,7 +2,6 @@ package bench
 
 import (
 	_ "embed"
-	"math"
 	"os"
 
 	"go.yaml.in/yaml/v3"
@@ -105,10 +104,4 @@ func ComputeEfficiency(reqPerSec, watts float64, source string, p *Profile) *Eff
 		}
 	}
 	return e
-}
-
-// round keeps figures readable in JSON without losing what matters.
-func round(v float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(v*p) / p
 }

@@ -147,8 +147,7 @@ func (w *worker) do(g uint64) {
 		if spec.Op == OpPut {
 			n %= objectsPerConn
 		}
-		w.uri = append(w.uri[:0], r.basePath...)
-		w.uri = append(w.uri, escapePath(spec.Dir)...) // short, once per op; only on writes
+		w.uri = append(w.uri[:0], r.dirURI...)
 		w.uri = append(w.uri, "/w"...)
 		w.uri = strconv.AppendInt(w.uri, int64(w.id), 10)
 		w.uri = append(w.uri, '-')
