@@ -106,11 +106,15 @@ func (e *env) do(method, path string, hdr map[string]string, body []byte) resp {
 	if body != nil {
 		r = bytes.NewReader(body)
 	}
+	raw := !strings.HasPrefix(path, "http") && (strings.Contains(path, "%") || strings.Contains(path, "."))
+	if raw {
+		u = e.url + "/"
+	}
 	req, err := http.NewRequest(method, u, r)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if strings.Contains(path, "%") || strings.Contains(path, "..") {
+	if raw {
 		req.URL.Opaque = path // keep the path as given: no cleaning, no re-escaping
 	}
 	for k, v := range hdr {

@@ -25,7 +25,7 @@ const maxInternalBody = 4 << 20
 func (s *Server) handleInternal(ctx *fasthttp.RequestCtx, path string) {
 	const op = "internal"
 	if !ctx.IsPost() {
-		fail(ctx, op, shoal.KindNotAllowed, "internal calls are POSTs")
+		fail(ctx, op, shoal.KindPermission, wire.Prefix+" is reserved for md's internal API (signed POSTs)")
 		return
 	}
 	body, err := s.readInternalBody(ctx)
