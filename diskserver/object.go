@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"io"
 	"strconv"
 	"time"
@@ -129,11 +130,16 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string) {
 			s.log.Error("removing uncommitted object", "object", id, "err", rerr)
 		}
 		if status >= 400 {
-			// md's own answer (its status and reason), relayed as is.
+			// md's own answer (its status and reason text), relayed as is.
+			reason := shoal.Reason(err)
+			var se *shoal.Error
+			if errors.As(err, &se) && se.Err != nil {
+				reason = se.Err.Error()
+			}
 			ctx.Response.Reset()
 			ctx.SetStatusCode(status)
 			ctx.SetContentType("text/plain; charset=utf-8")
-			ctx.SetBodyString(shoal.Reason(err) + "\n")
+			ctx.SetBodyString(reason + "\n")
 			return
 		}
 		fail(ctx, shoal.E(op, id, shoal.KindUnavailable, err))

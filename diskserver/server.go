@@ -201,6 +201,15 @@ func (s *Server) Serve(ln net.Listener) error {
 	return s.http.Serve(ln)
 }
 
+// ListenAndServe listens on Options.Listen and serves until Close.
+func (s *Server) ListenAndServe() error {
+	ln, err := net.Listen("tcp", s.opts.Listen)
+	if err != nil {
+		return shoal.E("diskserver.Listen", s.opts.Listen, shoal.KindUnavailable, err)
+	}
+	return s.Serve(ln)
+}
+
 // Close stops the loops and the HTTP server (if Serve was called).
 func (s *Server) Close() error {
 	s.startOnce.Do(func() {}) // a later Start does nothing

@@ -81,7 +81,11 @@ func statusErr(op, id string, resp *fasthttp.Response) error {
 	if reason == "" {
 		reason = strconv.Itoa(resp.StatusCode())
 	}
-	return &shoal.Error{Op: op, Path: id, Kind: wire.KindForStatus(resp.StatusCode()), Err: remoteReason(reason)}
+	kind := wire.KindForStatus(resp.StatusCode())
+	// Servers send shoal.Reason, which starts with the kind's name; the
+	// error adds it back, so drop it here.
+	reason = strings.TrimPrefix(reason, kind.String()+": ")
+	return &shoal.Error{Op: op, Path: id, Kind: kind, Err: remoteReason(reason)}
 }
 
 type remoteReason string
