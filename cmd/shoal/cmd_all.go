@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -134,7 +135,7 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	}
 	cleanup := func() error { return errors.Join(mds.Close(), cat.Close()) }
 	go func() {
-		if err := waitRegistered(ctx, cat, disk.ID(), 30*time.Second); err != nil {
+		if err := waitRegistered(ctx, cat, disk.ID(), diskURL, time.Now(), 30*time.Second); err != nil {
 			log.Error("data server did not register with md", "err", err)
 			return
 		}
@@ -144,15 +145,15 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	return runServices(ctx, log, c.MD.ShutdownTimeout, services, cleanup)
 }
 
-// waitRegistered waits until the data server id appears in the catalog's
-// server registry, i.e. md has taken its first heartbeat.
-func waitRegistered(ctx context.Context, cat shoal.Catalog, id string, limit time.Duration) error {
+// waitRegistered waits until md has taken a heartbeat of data server id,
+// at url, since start: a registration left by an earlier run does not count.
+func waitRegistered(ctx context.Context, cat shoal.Catalog, id, url string, start time.Time, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for {
 		servers, err := cat.Servers(ctx)
 		if err == nil {
 			for _, s := range servers {
-				if s.ID == id {
+				if s.ID == id && strings.TrimRight(s.URL, "/") == strings.TrimRight(url, "/") && !s.LastSeen.Before(start) {
 					return nil
 				}
 			}

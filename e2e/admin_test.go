@@ -1,0 +1,84 @@
+package e2e
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFsck: `shoal admin fsck` exits 0 on a clean system, 1 once an
+// object file is deleted behind the catalog's back (naming it as missing),
+// and 2 when it cannot run.
+func TestFsck(t *testing.T) {
+	curl := need(t, "curl")
+	n := startShoal(t, "", "SHOAL_MD_DATA_MODE=redirect")
+	dir := t.TempDir()
+	admin := func(args ...string) (string, int) {
+		return run(t, dir, nil, shoalBin, append([]string{"admin", "--md", n.URL, "--secret-file", filepath.Join(n.Data, "secret")}, args...)...)
+	}
+
+	for _, name := range []string{"one.bin", "two.bin"} {
+		src, _ := randomFile(t, dir, name, 64<<10) // above md.inline_max: stored on the data server
+		if out, code := run(t, dir, nil, curl, "-sS", "-L", "--fail-with-body", "-T", src, n.URL+"/"+name); code != 0 {
+			t.Fatalf("curl -L -T %s: exit %d: %s", name, code, out)
+		}
+	}
+	out, code := admin("fsck")
+	if code != 0 {
+		t.Fatalf("fsck on a clean system: exit %d, want 0:\n%s", code, out)
+	}
+
+	objects := objectFiles(t, filepath.Join(n.Data, "disk"))
+	if len(objects) != 2 {
+		t.Fatalf("found %d object files under %s/disk, want 2: %q", len(objects), n.Data, objects)
+	}
+	if err := os.Remove(objects[0]); err != nil {
+		t.Fatal(err)
+	}
+	out, code = admin("fsck")
+	if code != 1 {
+		t.Errorf("fsck after deleting an object: exit %d, want 1:\n%s", code, out)
+	}
+	if id := filepath.Base(objects[0]); !strings.Contains(out, "MISSING") || !strings.Contains(out, id) {
+		t.Errorf("fsck does not report object %s missing:\n%s", id, out)
+	}
+
+	out, code = run(t, dir, nil, shoalBin, "admin", "--md", n.URL, "--secret-file", writeSecret(t, "k0 0123456789abcdef0123456789abcdef"), "fsck")
+	if code != 2 {
+		t.Errorf("fsck with the wrong secret: exit %d, want 2:\n%s", code, out)
+	}
+	out, code = admin("servers")
+	if code != 0 || !strings.Contains(out, n.DiskURL) {
+		t.Errorf("admin servers: exit %d, want 0 and a line with %s:\n%s", code, n.DiskURL, out)
+	}
+}
+
+// objectFiles lists the object files under a data directory (objects/…).
+func objectFiles(t *testing.T, dataDir string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(filepath.Join(dataDir, "objects"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func writeSecret(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(p, []byte(content+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

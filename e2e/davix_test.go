@@ -1,0 +1,54 @@
+package e2e
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDavix puts, gets and lists with the davix tools (the grid's HTTP
+// client) against redirect mode, bytes compared.
+func TestDavix(t *testing.T) {
+	put := need(t, "davix-put")
+	get := need(t, "davix-get")
+	ls := need(t, "davix-ls")
+	mkdir := need(t, "davix-mkdir")
+	n := startShoal(t, "", "SHOAL_MD_DATA_MODE=redirect")
+	dir := t.TempDir()
+
+	if out, code := run(t, dir, nil, mkdir, n.URL+"/grid/"); code != 0 {
+		t.Fatalf("davix-mkdir: exit %d: %s", code, out)
+	}
+	files := map[string][]byte{}
+	for name, size := range map[string]int{"a.dat": 1000, "b.dat": 1 << 20, "c.dat": 3<<20 + 17} {
+		src, data := randomFile(t, dir, name, size)
+		files[name] = data
+		if out, code := run(t, dir, nil, put, src, n.URL+"/grid/"+name); code != 0 {
+			t.Fatalf("davix-put %s: exit %d: %s", name, code, out)
+		}
+	}
+	for name, want := range files {
+		got := filepath.Join(dir, name+".got")
+		if out, code := run(t, dir, nil, get, n.URL+"/grid/"+name, got); code != 0 {
+			t.Fatalf("davix-get %s: exit %d: %s", name, code, out)
+		}
+		checkFile(t, got, want)
+	}
+	out, code := run(t, dir, nil, ls, n.URL+"/grid/")
+	if code != 0 {
+		t.Fatalf("davix-ls: exit %d: %s", code, out)
+	}
+	listed := strings.Fields(out)
+	for name := range files {
+		found := false
+		for _, l := range listed {
+			found = found || strings.TrimSuffix(l, "/") == name
+		}
+		if !found {
+			t.Errorf("davix-ls /grid/ does not list %s:\n%s", name, out)
+		}
+	}
+	if len(listed) != len(files) {
+		t.Errorf("davix-ls /grid/ lists %d names, want %d:\n%s", len(listed), len(files), out)
+	}
+}
