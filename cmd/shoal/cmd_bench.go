@@ -2,8 +2,12 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+
+	"shoal/bench"
 )
 
-// addBenchCommand adds `shoal bench` from bench/ once it exists.
-// TODO(bench): root.AddCommand(bench.NewCommand()) when bench/ lands.
-func addBenchCommand(root *cobra.Command) {}
+// addBenchCommand adds `shoal bench`, the evaluator's load generator,
+// which has its own flags (see bench/).
+func addBenchCommand(root *cobra.Command) {
+	root.AddCommand(bench.NewCommand())
+}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"shoal/cache"
+	"shoal/cache/memcache"
+	"shoal/catalog"
+	"shoal/cmd/shoal/config"
+	"shoal/diskserver"
+	"shoal/md"
+	"shoal/sign"
+)
+
+// execute runs the command tree with args and returns stdout and the error.
+func execute(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	root := newRootCommand()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	err := root.Execute()
+	return out.String(), err
+}
+
+func TestCommandTree(t *testing.T) {
+	root := newRootCommand()
+	for _, path := range [][]string{{"all"}, {"md"}, {"disk"}, {"admin", "fsck"}, {"admin", "servers"}, {"version"}, {"config", "defaults"}, {"config", "show"}, {"bench"}} {
+		cmd, _, err := root.Find(path)
+		if err != nil || cmd.Name() != path[len(path)-1] {
+			t.Errorf("command %q missing: %v", path, err)
+		}
+	}
+	// Every flag bound to a key names a real key (Flag panics otherwise)
+	// and says which key and variable it sets.
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if keys := f.Annotations["shoal-config-key"]; len(keys) == 1 && !strings.Contains(f.Usage, config.EnvName(keys[0])) {
+				t.Errorf("%s --%s: usage does not name $%s", c.CommandPath(), f.Name, config.EnvName(keys[0]))
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// TestDefaultsMatchPackages keeps the documented defaults equal to the
+// ones the packages fall back to, so shoal.example.yaml tells the truth.
+func TestDefaultsMatchPackages(t *testing.T) {
+	d := config.Defaults()
+	for _, tc := range []struct {
+		key       string
+		got, want any
+	}{
+		{"md.inline_max", int64(d.MD.InlineMax), int64(md.DefaultInlineMax)},
+		{"md.url_ttl", d.MD.URLTTL, md.DefaultURLTTL},
+		{"md.server_ttl", d.MD.ServerTTL, md.DefaultServerTTL},
+		{"md.no_redirect_agents", d.MD.NoRedirectAgents, md.DefaultNoRedirectAgents},
+		{"md.data_mode", d.MD.DataMode, md.DataAuto},
+		{"catalog.max_open_conns", d.Catalog.MaxOpenConns, catalog.DefaultMaxOpenConns},
+		{"catalog.max_idle_conns", d.Catalog.MaxIdleConns, catalog.DefaultMaxIdleConns},
+		{"catalog.conn_max_lifetime", d.Catalog.ConnMaxLifetime, catalog.DefaultConnMaxLifetime},
+		{"catalog.busy_timeout", d.Catalog.BusyTimeout, catalog.DefaultBusyTimeout},
+		{"cache.l1_entries", d.Cache.L1Entries, cache.DefaultL1Size},
+		{"cache.l1_ttl", d.Cache.L1TTL, cache.DefaultL1TTL},
+		{"cache.ttl", d.Cache.TTL, cache.DefaultL2TTL},
+		{"cache.negative_ttl", d.Cache.NegativeTTL, cache.DefaultNegativeTTL},
+		{"cache.key_prefix", d.Cache.KeyPrefix, cache.DefaultKeyPrefix},
+		{"cache.timeout", d.Cache.Timeout, memcache.DefaultTimeout},
+		{"disk.pool", d.Disk.Pool, diskserver.DefaultPool},
+		{"disk.heartbeat", d.Disk.Heartbeat, diskserver.DefaultHeartbeatInterval},
+	} {
+		if !reflect.DeepEqual(tc.got, tc.want) {
+			t.Errorf("%s: config default %v, package default %v", tc.key, tc.got, tc.want)
+		}
+	}
+}
+
+func TestConfigDefaultsCommand(t *testing.T) {
+	out, err := execute(t, "config", "defaults")
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := os.ReadFile("../../shoal.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(committed) {
+		t.Errorf("`shoal config defaults` differs from shoal.example.yaml")
+	}
+}
+
+func TestConfigShowAppliesEnvironment(t *testing.T) {
+	t.Setenv("SHOAL_MD_DATA_MODE", "proxy")
+	out, err := execute(t, "config", "show", "--log-level", "warn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, `data_mode: "proxy"`) || !strings.Contains(out, `level: "warn"`) {
+		t.Errorf("config show does not reflect env and flag:\n%s", out)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, err := execute(t, "version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"shoal " + version, "commit " + commit, runtime.Version(), runtime.GOOS + "/" + runtime.GOARCH} {
+		if !strings.Contains(out, want) {
+			t.Errorf("version output %q lacks %q", out, want)
+		}
+	}
+}
+
+func TestRejectsBadConfigBeforeStarting(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"all", "--data", dir, "--data-mode", "sideways"}, "md.data_mode"},
+		{[]string{"all"}, "--data"},
+		{[]string{"md", "--listen", "127.0.0.1:0"}, "--catalog"},
+		{[]string{"md", "--listen", "127.0.0.1:0", "--catalog", "sqlite:" + filepath.Join(dir, "c.db")}, "secret"},
+		{[]string{"disk", "--md", "http://127.0.0.1:1"}, "--data"},
+		{[]string{"all", "--data", dir, "--listen", "nowhere"}, "md.listen"},
+	} {
+		_, err := execute(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("shoal %q: err = %v, want one mentioning %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestFsckCannotRunIsExit2(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := ensureSecret(secret); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // a port nobody answers on once closed
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, err = execute(t, "admin", "--md", "http://"+addr, "--secret-file", secret, "fsck")
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != fsckFailed {
+		t.Errorf("fsck against nothing: err = %v, want exit code %d", err, fsckFailed)
+	}
+	_, err = execute(t, "admin", "--md", "http://"+addr, "fsck")
+	if !errors.As(err, &ee) || ee.code != fsckFailed {
+		t.Errorf("fsck without a secret: err = %v, want exit code %d", err, fsckFailed)
+	}
+}
+
+func TestEnsureSecret(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "secret")
+	if err := ensureSecret(p); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := os.ReadFile(p)
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("secret mode %v, want 0600", st.Mode().Perm())
+	}
+	if err := ensureSecret(p); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := os.ReadFile(p)
+	if !bytes.Equal(first, second) {
+		t.Errorf("ensureSecret replaced an existing secret")
+	}
+	keys, err := sign.Load(p)
+	if err != nil {
+		t.Fatalf("generated secret does not load: %v", err)
+	}
+	kid, sig := keys.Sign("GET", "abc", time.Now().Add(time.Minute).Unix(), "")
+	if kid == "" || sig == "" {
+		t.Errorf("generated secret does not sign")
+	}
+}
+
+func TestNextPort(t *testing.T) {
+	for in, want := range map[string]string{
+		"127.0.0.1:8080": "127.0.0.1:8081",
+		"127.0.0.1:0":    "127.0.0.1:0",
+		":9000":          ":9001",
+		"[::1]:80":       "[::1]:81",
+	} {
+		if got, err := nextPort(in); err != nil || got != want {
+			t.Errorf("nextPort(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"nohost", "h:65535", "h:x"} {
+		if _, err := nextPort(bad); err == nil {
+			t.Errorf("nextPort(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestReachableURL(t *testing.T) {
+	for _, tc := range []struct {
+		addr net.TCPAddr
+		want string
+	}{
+		{net.TCPAddr{IP: net.IPv4(10, 1, 2, 3), Port: 80}, "http://10.1.2.3:80"},
+		{net.TCPAddr{IP: net.IPv4zero, Port: 8081}, "http://127.0.0.1:8081"},
+		{net.TCPAddr{IP: net.IPv6unspecified, Port: 8081}, "http://127.0.0.1:8081"},
+		{net.TCPAddr{IP: net.IPv6loopback, Port: 1}, "http://[::1]:1"},
+	} {
+		if got := reachableURL(&tc.addr); got != tc.want {
+			t.Errorf("reachableURL(%v) = %q, want %q", &tc.addr, got, tc.want)
+		}
+	}
+}
