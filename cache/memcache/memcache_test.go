@@ -1,6 +1,7 @@
 package memcache_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -98,5 +99,40 @@ func TestBreakerSkipsDeadServerThenRecovers(t *testing.T) {
 			t.Fatalf("memcached back for 5s, Get still fails: %v", err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// BenchmarkGet is one memcached get per op: the ceiling for an L2 hit.
+func BenchmarkGet(b *testing.B) {
+	c, err := memcache.New(memcache.Options{Servers: []string{testsvc.Memcached(b)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	c.Set(ctx, "k", make([]byte, 100), 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Get(ctx, "k"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGetMulti4 fetches 4 keys (a Stat at depth 3) per op.
+func BenchmarkGetMulti4(b *testing.B) {
+	c, err := memcache.New(memcache.Options{Servers: []string{testsvc.Memcached(b)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	keys := []string{"a", "b", "c", "d"}
+	for _, k := range keys {
+		c.Set(ctx, k, make([]byte, 100), 0)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if m, err := c.GetMulti(ctx, keys); err != nil || len(m) != 4 {
+			b.Fatal(err)
+		}
 	}
 }
