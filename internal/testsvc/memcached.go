@@ -11,7 +11,9 @@ import (
 )
 
 // Memcached starts a real memcached on a free loopback port for the rest
-// of the test and returns its host:port.
+// of the test and returns its host:port. Unlike MariaDB, each test gets its
+// own process: memcached starts in milliseconds, and a private one lets a
+// test kill it (StartMemcached) or rely on it being empty.
 func Memcached(t testing.TB) string {
 	return StartMemcached(t).Addr
 }
@@ -32,17 +34,15 @@ type MemcachedProcess struct {
 // when CI=true and skips it otherwise.
 func StartMemcached(t testing.TB) *MemcachedProcess {
 	t.Helper()
-	bin, err := exec.LookPath("memcached")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("memcached not installed (CI=true): %v", err)
-		}
-		t.Skipf("memcached not installed: %v", err)
-	}
+	bin := NeedTool(t, "memcached")
 	// Another process may take the port between our probe and memcached's
 	// bind: try a few ports.
 	for attempt := 0; attempt < 5; attempt++ {
-		port := memcachedFreePort(t)
+		n, err := FreePort()
+		if err != nil {
+			t.Fatalf("free port: %v", err)
+		}
+		port := strconv.Itoa(n)
 		p := &MemcachedProcess{Addr: net.JoinHostPort("127.0.0.1", port), t: t, bin: bin, port: port}
 		if err := p.start(); err != nil {
 			t.Logf("memcached on port %s: %v; retrying", port, err)
@@ -59,6 +59,7 @@ func (p *MemcachedProcess) start() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	cmd := exec.Command(p.bin, "-l", "127.0.0.1", "-p", p.port, "-U", "0", "-m", "64")
+	cmd.SysProcAttr = childAttr()
 	if os.Geteuid() == 0 {
 		cmd.Args = append(cmd.Args, "-u", "root") // memcached refuses root without it
 	}
@@ -116,15 +117,4 @@ func (p *MemcachedProcess) Restart() {
 	if err := p.start(); err != nil {
 		p.t.Fatalf("restarting memcached on %s: %v", p.Addr, err)
 	}
-}
-
-// memcachedFreePort asks the kernel for a free loopback port.
-func memcachedFreePort(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("free port: %v", err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
