@@ -140,7 +140,7 @@ func (db *DB) FinishUpload(ctx context.Context, c *shoal.Commit, graceUntil time
 			createOnly                    bool
 			expires                       int64
 		)
-		err := t.queryRow(ctx, `SELECT path, servers, object, layout, create_only, expires_ns FROM uploads WHERE id = ?`, c.Upload).
+		err := t.queryRow(ctx, `SELECT path, servers, object, layout, create_only, expires_ns FROM uploads WHERE id = ?`+t.db.d.lockSuffix(true), c.Upload).
 			Scan(&path, &servers, &object, &layout, &createOnly, &expires)
 		if isNoRows(err) {
 			return shoal.Errorf(op, shoal.KindNotFound, "upload %s unknown or already finished", c.Upload)
@@ -151,8 +151,13 @@ func (db *DB) FinishUpload(ctx context.Context, c *shoal.Commit, graceUntil time
 		if expires < time.Now().UnixNano() {
 			return shoal.Errorf(op, shoal.KindNotFound, "upload %s expired", c.Upload)
 		}
-		if _, err := t.exec(ctx, `DELETE FROM uploads WHERE id = ?`, c.Upload); err != nil {
+		res, err := t.exec(ctx, `DELETE FROM uploads WHERE id = ?`, c.Upload)
+		if err != nil {
 			return err
+		}
+		if n, err := res.RowsAffected(); err == nil && n != 1 {
+			// A concurrent FinishUpload or ExpireUploads took it first.
+			return shoal.Errorf(op, shoal.KindNotFound, "upload %s already finished", c.Upload)
 		}
 		reps := c.Replicas
 		if len(reps) == 0 {
@@ -174,13 +179,29 @@ func (db *DB) FinishUpload(ctx context.Context, c *shoal.Commit, graceUntil time
 	return e, err
 }
 
+// expireBatch bounds how many uploads one ExpireUploads transaction drops.
+const expireBatch = 500
+
 // ExpireUploads drops reservations that expired before now and queues
-// their objects (due at once: nobody may write them any more).
+// their objects (due at once: nobody may write them any more), in
+// transactions of at most expireBatch uploads.
 func (db *DB) ExpireUploads(ctx context.Context, now time.Time) (int, error) {
+	total := 0
+	for {
+		n, err := db.expireSome(ctx, now)
+		total += n
+		if err != nil || n < expireBatch {
+			return total, err
+		}
+	}
+}
+
+func (db *DB) expireSome(ctx context.Context, now time.Time) (int, error) {
 	const op = "catalog.ExpireUploads"
 	var n int
 	err := db.inTx(ctx, op, "", func(t *tx) error {
-		rows, err := t.query(ctx, `SELECT id, servers, object FROM uploads WHERE expires_ns < ?`, now.UnixNano())
+		rows, err := t.query(ctx, `SELECT id, servers, object FROM uploads WHERE expires_ns < ? ORDER BY expires_ns LIMIT ?`+
+			t.db.d.lockSuffix(true), now.UnixNano(), expireBatch)
 		if err != nil {
 			return err
 		}

@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"Usage", testUsage},
 		{"ConcurrentMkdir", testConcurrentMkdir},
 		{"ConcurrentCreateOnly", testConcurrentCreateOnly},
+		{"ConcurrentFinishUpload", testConcurrentFinish},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

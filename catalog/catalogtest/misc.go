@@ -306,3 +306,36 @@ func testConcurrentCreateOnly(t *testing.T, c shoal.Catalog) {
 		t.Errorf("after %d puts Version = %d, want %d", n, e.Version, n)
 	}
 }
+
+func testConcurrentFinish(t *testing.T, c shoal.Catalog) {
+	mkdir(t, c, "/cf")
+	ok(t, c.BeginUpload(ctx(t), &shoal.Upload{ID: "cf01", Path: "/cf/f", Servers: []string{"s1"}, Object: "cf01",
+		Layout: shoal.DefaultLayout, Expires: time.Now().Add(time.Hour)}))
+	const n = 4
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			_, errs[i] = c.FinishUpload(ctx(t), &shoal.Commit{Upload: "cf01", Size: 1, MTime: t0,
+				Replicas: []shoal.Replica{{Server: "s1", Object: "cf01", Size: 1}}}, grace)
+		})
+	}
+	wg.Wait()
+	wins := 0
+	for _, err := range errs {
+		if err == nil {
+			wins++
+			continue
+		}
+		wantKind(t, "losing FinishUpload", err, shoal.KindNotFound)
+	}
+	if wins != 1 {
+		t.Errorf("%d concurrent FinishUploads of one upload succeeded, want exactly 1", wins)
+	}
+	if e := stat(t, c, "/cf/f"); len(e.Replicas) != 1 || e.Replicas[0].Object != "cf01" {
+		t.Errorf("entry = %+v", e)
+	}
+	if g := garbageObjects(t, c, "s1", later); len(g) != 0 {
+		t.Errorf("a double finish queued the live object as garbage: %v", g)
+	}
+}
