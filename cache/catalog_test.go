@@ -17,10 +17,16 @@ import (
 	"shoal/internal/testsvc"
 )
 
+func TestMain(m *testing.M) { testsvc.Main(m) }
+
+func sqliteDSN(t testing.TB) string {
+	return "sqlite:" + filepath.Join(t.TempDir(), "catalog.db")
+}
+
 // openSQLite opens a fresh SQLite catalog file, closed at test end.
 func openSQLite(t testing.TB) (*catalog.DB, string) {
 	t.Helper()
-	dsn := "sqlite:" + filepath.Join(t.TempDir(), "catalog.db")
+	dsn := sqliteDSN(t)
 	return openDSN(t, dsn), dsn
 }
 

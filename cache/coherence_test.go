@@ -22,11 +22,10 @@ type mdPair struct {
 	bStats func() cache.Stats
 }
 
-func newPair(t *testing.T, opts cache.Options) mdPair {
+func newPair(t *testing.T, dsn string, opts cache.Options) mdPair {
 	t.Helper()
 	addr := testsvc.Memcached(t)
-	dbA, dsn := openSQLite(t)
-	dbB := openDSN(t, dsn)
+	dbA, dbB := openDSN(t, dsn), openDSN(t, dsn)
 	optsA, optsB := opts, opts
 	optsA.L2, optsB.L2 = newMemcache(t, addr), newMemcache(t, addr)
 	b := cache.NewCatalog(dbB, optsB)
@@ -92,7 +91,12 @@ func isDir(e *shoal.Entry) bool  { return e.IsDir }
 // Every mutation through md A is seen at once through md B, which had the
 // old answer cached in memcached (L1 off: contract 3).
 func TestCoherenceTwoMDs(t *testing.T) {
-	p := newPair(t, cache.Options{})
+	t.Run("SQLite", func(t *testing.T) { testCoherenceTwoMDs(t, sqliteDSN(t)) })
+	t.Run("MariaDB", func(t *testing.T) { testCoherenceTwoMDs(t, testsvc.MariaDB(t)) })
+}
+
+func testCoherenceTwoMDs(t *testing.T, dsn string) {
+	p := newPair(t, dsn, cache.Options{})
 	a, b := p.a, p.b
 	ctx := context.Background()
 
@@ -172,6 +176,15 @@ func TestCoherenceTwoMDs(t *testing.T) {
 		wantB(t, b, old, shoal.KindNotFound, nil)
 	}
 
+	// A directory removed and made again is a new entry.
+	d1 := got(a.Mkdir(ctx, "/again", mtime)).must(t)
+	p.warm(t, "/again")
+	if err := a.Remove(ctx, "/again", grace); err != nil {
+		t.Fatal(err)
+	}
+	d2 := got(a.Mkdir(ctx, "/again", mtime)).must(t)
+	wantB(t, b, "/again", 0, func(e *shoal.Entry) bool { return e.ID == d2.ID && e.ID != d1.ID })
+
 	// A directory's own entry follows its children (its mtime), and
 	// properties, through A.
 	before := got(b.Stat(ctx, "/d")).must(t)
@@ -187,7 +200,7 @@ func TestCoherenceTwoMDs(t *testing.T) {
 // With L1 on, B may answer from its own memory, but only for the L1 TTL.
 func TestCoherenceL1Converges(t *testing.T) {
 	const ttl = 300 * time.Millisecond
-	p := newPair(t, cache.Options{L1: true, L1TTL: ttl})
+	p := newPair(t, sqliteDSN(t), cache.Options{L1: true, L1TTL: ttl})
 	a, b := p.a, p.b
 	ctx := context.Background()
 	got(a.PutInline(ctx, "/f", []byte("one"), shoal.Sums{}, mtime, false, grace)).must(t)
