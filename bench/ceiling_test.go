@@ -57,7 +57,7 @@ func TestNoAllocations(t *testing.T) {
 	}{
 		{Spec{Name: "head", Op: OpStat, Paths: []string{"/a", "/b"}}, 0},
 		{Spec{Name: "propfind", Op: OpStat, Method: "PROPFIND", Paths: []string{"/a"}}, 1},
-		{Spec{Name: "get", Op: OpGet, Paths: []string{"/a"}}, 0},
+		{Spec{Name: "get", Op: OpGet, Size: 128, Paths: []string{"/a"}}, 0},
 		{Spec{Name: "put", Op: OpPut, Size: 4096}, 1},
 		{Spec{Name: "files", Op: OpCreate, Size: 0}, 1},
 	} {

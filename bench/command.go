@@ -130,11 +130,14 @@ func (c *cli) getCmd() *cobra.Command {
 				if paths, err = c.paths(nil); err != nil {
 					return err
 				}
+				if !cmd.Flags().Changed("size") {
+					n = 0 // unknown: bodies are streamed, whatever their size
+				}
 			}
 			return c.run(cmd, []Spec{{Name: "get", Op: OpGet, Size: n, Paths: paths}})
 		},
 	}
-	cmd.Flags().StringVar(&size, "size", "4k", "object size")
+	cmd.Flags().StringVar(&size, "size", "4k", "object size (with --paths: the files' size if known; over 1m, or unknown, bodies are streamed)")
 	return cmd
 }
 

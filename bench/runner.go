@@ -53,8 +53,11 @@ type Runner struct {
 	workers  []*worker
 	paths    [][]byte // escaped request URIs read by stat, list, get and mix
 	dirURI   string   // escaped request URI of spec.Dir, where put and files write
-	payload  []byte   // shared read-only PUT body chunk
-	runID    string
+	// streamReads: GET bodies may exceed payloadChunk (or their size is
+	// unknown), so they are read in pieces rather than buffered whole.
+	streamReads bool
+	payload     []byte // shared read-only PUT body chunk
+	runID       string
 
 	setupMu    sync.Mutex
 	setupCount map[string]uint64
@@ -123,6 +126,7 @@ func NewRunner(opts Options, spec Spec) (*Runner, error) {
 	for i := range r.payload {
 		r.payload[i] = byte('a' + i%26)
 	}
+	r.streamReads = (spec.Op == OpGet || spec.Op == OpMix) && (spec.Size > payloadChunk || spec.Size == 0 && len(spec.Paths) > 0)
 	r.setPaths(spec.Paths)
 	for i := 0; i < opts.Concurrency; i++ {
 		r.workers = append(r.workers, newWorker(r, i, addr))

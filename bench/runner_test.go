@@ -134,6 +134,13 @@ func TestWrites(t *testing.T) {
 		t.Fatalf("big get: %+v", res)
 	}
 
+	// Given paths of unknown size (Size 0) are streamed too, whatever their size.
+	unknown := newRunner(t, Options{URL: s.url, Concurrency: 2}, Spec{Name: "get", Op: OpGet, Paths: big.Spec().Paths})
+	res = unknown.Phase(ctx, Limits{Count: 4})
+	if res.OK != 4 || res.Bytes != 4*(3<<20+5) {
+		t.Fatalf("get of unknown size: %+v", res)
+	}
+
 	mix := newRunner(t, Options{URL: s.url, Concurrency: 4}, Spec{Name: "mix", Op: OpMix, Size: 100, GetRatio: 0.75})
 	s.reset()
 	res = mix.Phase(ctx, Limits{Count: 1000})

@@ -182,7 +182,7 @@ func mixIsPut(g uint64, getRatio float64) bool {
 // bytes moved (sent for a PUT, received otherwise).
 func (w *worker) exchange(req *fasthttp.Request, size int64) (status int, moved int64, err error) {
 	resp := w.resp
-	resp.StreamBody = size < 0 && w.r.spec.Size > payloadChunk
+	resp.StreamBody = size < 0 && w.r.streamReads
 	if size >= 0 {
 		w.setBody(req, size)
 	}
@@ -211,7 +211,7 @@ func (w *worker) exchange(req *fasthttp.Request, size int64) (status int, moved 
 		if size >= 0 {
 			w.setBody(hop, size)
 		}
-		resp.StreamBody = size < 0 && w.r.spec.Size > payloadChunk
+		resp.StreamBody = size < 0 && w.r.streamReads
 		err = w.r.redirect.Do(hop, resp)
 		req = hop
 	}
