@@ -217,10 +217,7 @@ func (db *DB) Copy(ctx context.Context, src, dst string, overwrite bool, graceUn
 			if i > 0 {
 				parent = newID[r.parent]
 			}
-			np := dst + r.path[len(src):]
-			if src == "/" {
-				np = dst + r.path
-			}
+			np := dst + r.path[len(src):] // src is never "/": dst would lie inside it
 			res, err := t.exec(ctx, `INSERT INTO entries (parent_id, name, path, path_hash, is_dir, size, mtime_ns, ctime_ns,
 				version, adler32, md5, sha256, inline, layout)
 				SELECT ?, ?, ?, ?, is_dir, size, mtime_ns, ?, 1, adler32, md5, sha256, inline, layout FROM entries WHERE id = ?`,
