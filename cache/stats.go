@@ -2,8 +2,9 @@ package cache
 
 import "sync/atomic"
 
-// TierStats counts lookups in one tier. Errors are lookups that failed
-// (and were served as misses); they are not counted as misses too.
+// TierStats counts lookups in one tier. Errors are lookups that failed or
+// were skipped by an open circuit breaker (and were served from below);
+// they are not counted as misses too.
 type TierStats struct {
 	Hits, Misses, Errors uint64
 }
