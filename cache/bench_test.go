@@ -3,6 +3,7 @@ package cache_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"shoal"
 	"shoal/cache"
@@ -34,7 +35,7 @@ func benchStat(b *testing.B, c shoal.Catalog) {
 
 func BenchmarkStatL1Hit(b *testing.B) {
 	db, _ := openSQLite(b)
-	c := cache.NewCatalog(db, cache.Options{L1: true})
+	c := cache.NewCatalog(db, cache.Options{L1: true, L1TTL: time.Hour}) // no expiry mid-run
 	benchStat(b, c)
 	if st := c.Stats(); st.L1.Hits < uint64(b.N) {
 		b.Fatalf("L1 hits %d < %d", st.L1.Hits, b.N)
