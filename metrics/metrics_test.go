@@ -202,7 +202,7 @@ func TestMiddlewareCountsAndServesEndpoints(t *testing.T) {
 		`shoal_http_requests_total{component="md",method="PROPFIND",code="200"} 1`,
 		`shoal_http_requests_total{component="md",method="POST",code="403"} 1`,
 		`shoal_http_request_duration_seconds_count{component="md",method="GET"} 3`,
-		`shoal_http_request_bytes_total{component="md"} 11`, // PUT 10 + POST 1
+		`shoal_http_request_bytes_total{component="md"} 11`,  // PUT 10 + POST 1
 		`shoal_http_response_bytes_total{component="md"} 20`, // 4 bodies of "hello", HEAD not counted
 	} {
 		if !strings.Contains(text, want+"\n") {
