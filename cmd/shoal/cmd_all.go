@@ -113,7 +113,8 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		closeAll()
 		return err
 	}
-	mds, err := newMD(&c, cat, keys)
+	reg := newRegistry()
+	mds, err := newMD(&c, observeMD(reg, cat), keys)
 	if err != nil {
 		cat.Close()
 		closeAll()
@@ -127,10 +128,11 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 
-	public, internal := mds.NewHTTPServer(), mds.NewHTTPServer()
+	public, internal := observedMD(mds.NewHTTPServer(), reg, "md"), observedMD(mds.NewHTTPServer(), reg, "md-internal")
+	diskHTTP := observeDisk(reg, disk)
 	services := []service{ // closed in this order
 		{name: "md", ln: mdLn, serve: public.Serve, close: public.Shutdown},
-		{name: "disk", ln: diskLn, serve: disk.Serve, close: disk.Close},
+		{name: "disk", ln: diskLn, serve: diskHTTP.Serve, close: diskHTTP.Close},
 		{name: "md-internal", ln: internalLn, serve: internal.Serve, close: internal.Shutdown},
 	}
 	cleanup := func() error { return errors.Join(mds.Close(), cat.Close()) }

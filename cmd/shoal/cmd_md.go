@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -46,7 +47,8 @@ func runMD(cmd *cobra.Command, _ []string) error {
 		ln.Close()
 		return err
 	}
-	mds, err := newMD(&c, cat, keys)
+	reg := newRegistry()
+	mds, err := newMD(&c, observeMD(reg, cat), keys)
 	if err != nil {
 		cat.Close()
 		ln.Close()
@@ -55,6 +57,8 @@ func runMD(cmd *cobra.Command, _ []string) error {
 	url := reachableURL(ln.Addr())
 	fmt.Fprintf(cmd.OutOrStdout(), "shoal md: serving\nmd   %s/\nready\n", url)
 	log.Info("md ready", "url", url, "data_mode", c.MD.DataMode, "memcached", c.Cache.Memcached)
+	public := observedMD(mds.NewHTTPServer(), reg, "md")
 	return runServices(cmd.Context(), log, c.MD.ShutdownTimeout,
-		[]service{{name: "md", ln: ln, serve: mds.Serve, close: mds.Close}}, cat.Close)
+		[]service{{name: "md", ln: ln, serve: public.Serve, close: public.Shutdown}},
+		func() error { return errors.Join(mds.Close(), cat.Close()) })
 }

@@ -234,3 +234,20 @@ func TestReachableURL(t *testing.T) {
 		}
 	}
 }
+
+// TestDeployConfigsLoad: every example config shipped under deploy/ is
+// accepted (no unknown keys, valid values).
+func TestDeployConfigsLoad(t *testing.T) {
+	files, err := filepath.Glob("../../deploy/*/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no deploy/*/*.yaml found")
+	}
+	for _, f := range files {
+		if _, err := execute(t, "config", "show", "--config", f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+	"shoal/diskserver"
+	"shoal/metrics"
+)
+
+// This file is the operator view of each server: the metrics registry,
+// /.shoal/metrics and /.shoal/healthz (metrics.Middleware), and the
+// collectors and health checks of md and the data server.
+
+// newRegistry returns a registry with the build and runtime collectors.
+func newRegistry() *metrics.Registry {
+	reg := metrics.NewRegistry()
+	reg.Register(metrics.BuildInfoCollector(version, commit), metrics.RuntimeCollector())
+	return reg
+}
+
+// observeMD registers md's collectors (cache, SQL round trips, garbage
+// acknowledged) and its health check (a Stat of "/" in the SQL catalog,
+// past the cache) in reg. It returns the catalog to give md: cat, counting
+// the garbage data servers acknowledge.
+func observeMD(reg *metrics.Registry, cat shoal.Catalog) shoal.Catalog {
+	inner := cat
+	if cc, ok := cat.(*cachedCatalog); ok {
+		reg.Register(metrics.CacheCollector(cc.Stats))
+		inner = cc.Inner()
+	}
+	if rt, ok := inner.(interface{ RoundTrips() uint64 }); ok {
+		reg.Register(metrics.RoundTripsCollector(rt.RoundTrips))
+	}
+	reg.AddCheck("catalog", func(ctx context.Context) error {
+		_, err := inner.Stat(ctx, "/")
+		return err
+	})
+	gc := &garbageCounting{Catalog: cat}
+	reg.Register(metrics.GarbageCollector(gc.dropped.Load))
+	return gc
+}
+
+// garbageCounting counts the garbage items md drops once data servers
+// acknowledge their removal.
+type garbageCounting struct {
+	shoal.Catalog
+	dropped atomic.Uint64
+}
+
+func (g *garbageCounting) DropGarbage(ctx context.Context, ids []int64) error {
+	err := g.Catalog.DropGarbage(ctx, ids)
+	if err == nil {
+		g.dropped.Add(uint64(len(ids)))
+	}
+	return err
+}
+
+// observedDisk serves a data server's handler behind metrics.Middleware.
+// diskserver keeps its own fasthttp.Server private, so this one mirrors
+// its settings (diskserver.New); diskserver exposing its server or taking
+// a middleware would remove the copy.
+type observedDisk struct {
+	disk *diskserver.Server
+	http *fasthttp.Server
+}
+
+// observeDisk registers the data server's space collector and its health
+// check (every data directory is a directory and its space is readable).
+func observeDisk(reg *metrics.Registry, disk *diskserver.Server) *observedDisk {
+	store := disk.Store()
+	reg.Register(metrics.SpaceCollector(disk.ID(), store.Space))
+	reg.AddCheck("disk", func(ctx context.Context) error {
+		for _, d := range store.Dirs() {
+			fi, err := os.Stat(d)
+			if err != nil {
+				return err
+			}
+			if !fi.IsDir() {
+				return fmt.Errorf("%s is not a directory", d)
+			}
+		}
+		_, err := store.Space(ctx)
+		return err
+	})
+	maxBody := int(diskserver.DefaultMaxBodySize) // only decides pre-reading; the data server enforces the limit
+	if int64(maxBody) != diskserver.DefaultMaxBodySize {
+		maxBody = int(^uint(0) >> 1)
+	}
+	return &observedDisk{disk: disk, http: &fasthttp.Server{
+		Handler:                      metrics.Middleware(disk.Handler(), reg, "disk"),
+		Name:                         "shoal-disk",
+		StreamRequestBody:            true,
+		MaxRequestBodySize:           maxBody,
+		DisablePreParseMultipartForm: true,
+		NoDefaultContentType:         true,
+		IdleTimeout:                  diskIdleTimeout,
+		CloseOnShutdown:              true,
+	}}
+}
+
+const diskIdleTimeout = 2 * time.Minute // as diskserver
+
+// Serve starts the data server's loops and serves ln until Close.
+func (d *observedDisk) Serve(ln net.Listener) error {
+	d.disk.Start(context.Background())
+	return d.http.Serve(ln)
+}
+
+// Close stops serving (in-flight requests finish) and the loops.
+func (d *observedDisk) Close() error {
+	return errors.Join(d.http.Shutdown(), d.disk.Close())
+}
+
+// observedMD wraps an md HTTP server's handler in reg's middleware.
+func observedMD(srv *fasthttp.Server, reg *metrics.Registry, component string) *fasthttp.Server {
+	srv.Handler = metrics.Middleware(srv.Handler, reg, component)
+	return srv
+}
