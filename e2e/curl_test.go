@@ -95,3 +95,38 @@ func checkFile(t *testing.T, path string, want []byte) {
 		t.Errorf("%s: got %d bytes, want %d (content differs)", filepath.Base(path), len(got), len(want))
 	}
 }
+
+// TestCurlAuto: in the default auto mode a PUT with Expect: 100-continue
+// is redirected before its body, a PUT without it is streamed through md
+// (curl without -L succeeds), and GET is a 302 for curl.
+func TestCurlAuto(t *testing.T) {
+	curl := need(t, "curl")
+	n := startShoal(t, "")
+	dir := t.TempDir()
+	src, want := randomFile(t, dir, "auto.bin", 512<<10)
+
+	out, code := run(t, dir, nil, curl, "-sS", "-v", "-L", "--fail-with-body", "-H", "Expect: 100-continue", "-T", src, n.URL+"/expect.bin")
+	if code != 0 {
+		t.Fatalf("PUT with Expect: exit %d: %s", code, out)
+	}
+	if first := strings.Index(out, "< HTTP/1.1 "); first < 0 || !strings.HasPrefix(out[first:], "< HTTP/1.1 307") {
+		t.Errorf("auto mode: first response to a PUT with Expect: 100-continue is not a 307:\n%s", out)
+	}
+
+	out, code = run(t, dir, nil, curl, "-sS", "--fail-with-body", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Expect:", "-T", src, n.URL+"/streamed.bin")
+	if code != 0 || out != "201" {
+		t.Fatalf("PUT without Expect, no -L: exit %d, status %q; want 201 streamed through md", code, out)
+	}
+
+	for _, name := range []string{"expect.bin", "streamed.bin"} {
+		out, code := run(t, dir, nil, curl, "-sS", "-o", "/dev/null", "-w", "%{http_code}", n.URL+"/"+name)
+		if code != 0 || out != "302" {
+			t.Errorf("GET %s without -L: status %q, want 302", name, out)
+		}
+		got := filepath.Join(dir, name+".got")
+		if out, code := run(t, dir, nil, curl, "-sS", "-L", "--fail-with-body", "-o", got, n.URL+"/"+name); code != 0 {
+			t.Fatalf("GET -L %s: exit %d: %s", name, code, out)
+		}
+		checkFile(t, got, want)
+	}
+}

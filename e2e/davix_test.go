@@ -7,13 +7,19 @@ import (
 )
 
 // TestDavix puts, gets and lists with the davix tools (the grid's HTTP
-// client) against redirect mode, bytes compared.
+// client) against redirect mode and the default auto mode, bytes compared.
 func TestDavix(t *testing.T) {
+	for _, mode := range []string{"redirect", "auto"} {
+		t.Run(mode, func(t *testing.T) { testDavix(t, mode) })
+	}
+}
+
+func testDavix(t *testing.T, mode string) {
 	put := need(t, "davix-put")
 	get := need(t, "davix-get")
 	ls := need(t, "davix-ls")
 	mkdir := need(t, "davix-mkdir")
-	n := startShoal(t, "", "SHOAL_MD_DATA_MODE=redirect")
+	n := startShoal(t, "", "SHOAL_MD_DATA_MODE="+mode)
 	dir := t.TempDir()
 
 	if out, code := run(t, dir, nil, mkdir, n.URL+"/grid/"); code != 0 {

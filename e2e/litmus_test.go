@@ -14,11 +14,18 @@ var litmusSummary = regexp.MustCompile("summary for `(\\w+)': of (\\d+) tests ru
 var litmusFail = regexp.MustCompile(`\d+\.\s+(\w+)\.*\s+FAIL\b[^\n]*`)
 
 // TestLitmus runs the litmus WebDAV suites that shoal must pass (issue 2:
-// basic, copymove, props, http) against shoal all in proxy mode.
+// basic, copymove, props, http) against shoal all in proxy mode, and in
+// the default auto mode, which must serve litmus without configuration.
 func TestLitmus(t *testing.T) {
+	for _, mode := range []string{"proxy", "auto"} {
+		t.Run(mode, func(t *testing.T) { testLitmus(t, mode) })
+	}
+}
+
+func testLitmus(t *testing.T, mode string) {
 	litmus := need(t, "litmus")
 	curl := need(t, "curl")
-	n := startShoal(t, "", "SHOAL_MD_DATA_MODE=proxy")
+	n := startShoal(t, "", "SHOAL_MD_DATA_MODE="+mode)
 
 	// litmus works inside the collection it is given.
 	if out, code := run(t, t.TempDir(), nil, curl, "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", "MKCOL", n.URL+"/litmus/"); code != 0 || out != "201" {
