@@ -45,7 +45,7 @@ func fmtRatio(v float64) string {
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
-var tableHeader = []string{"WORKLOAD", "TARGET", "SIZE", "CONC", "COUNT", "ERRORS", "REQ/S", "MB/S",
+var tableHeader = []string{"WORKLOAD", "TARGET", "SIZE", "CONC", "COUNT", "ERRORS", "REDIR", "REQ/S", "MB/S",
 	"P50ms", "P90ms", "P99ms", "P99.9ms", "MAXms", "BY-CODE"}
 
 // tableRow is one result as table cells; the last cell (errors by code)
@@ -60,7 +60,7 @@ func tableRow(r *Result) []string {
 		label += "/" + r.Label
 	}
 	return []string{label, r.Target, FormatSize(r.Size), strconv.Itoa(r.Concurrency),
-		strconv.FormatUint(r.Count, 10), strconv.FormatUint(r.Errors, 10),
+		strconv.FormatUint(r.Count, 10), strconv.FormatUint(r.Errors, 10), strconv.FormatUint(r.Redirects, 10),
 		fmtRate(r.ReqPerSec), fmtMB(r.MBPerSec),
 		fmtMS(r.Latency.P50), fmtMS(r.Latency.P90), fmtMS(r.Latency.P99), fmtMS(r.Latency.P999), fmtMS(r.Latency.Max),
 		strings.ReplaceAll(codes, " ", ",")}
