@@ -82,3 +82,35 @@ func writeSecret(t *testing.T, content string) string {
 	}
 	return p
 }
+
+// TestPopulate: `shoal admin populate` bulk-loads the catalog `shoal all`
+// then serves: the files answer HEAD and GET with their size and bytes.
+func TestPopulate(t *testing.T) {
+	curl := need(t, "curl")
+	data := t.TempDir()
+	dir := t.TempDir()
+	out, code := run(t, dir, nil, shoalBin, "admin", "populate", "--catalog", "sqlite:"+filepath.Join(data, "catalog.db"),
+		"--prefix", "/pop", "--files", "1000", "--dirs", "7", "--size", "100")
+	if code != 0 {
+		t.Fatalf("populate: exit %d: %s", code, out)
+	}
+	out, code = run(t, dir, nil, shoalBin, "admin", "populate", "--catalog", "sqlite:"+filepath.Join(data, "catalog.db"),
+		"--prefix", "/pop", "--files", "10", "--dirs", "7")
+	if code == 0 {
+		t.Errorf("populate over existing files succeeded: %s", out)
+	}
+	n := startShoal(t, data)
+	// File 999 is in directory 999 mod 7 = 5.
+	out, code = run(t, dir, nil, curl, "-sS", "-I", "--fail-with-body", n.URL+"/pop/d0005/f0000999")
+	if code != 0 || !strings.Contains(strings.ToLower(out), "content-length: 100") {
+		t.Errorf("HEAD of a populated file: exit %d:\n%s", code, out)
+	}
+	got := filepath.Join(dir, "got")
+	if out, code := run(t, dir, nil, curl, "-sS", "-L", "--fail-with-body", "-o", got, n.URL+"/pop/d0005/f0000999"); code != 0 {
+		t.Fatalf("GET of a populated file: exit %d: %s", code, out)
+	}
+	checkFile(t, got, make([]byte, 100))
+	if out, code := run(t, dir, nil, curl, "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-I", n.URL+"/pop/d0005/f0000998"); out != "404" {
+		t.Errorf("HEAD of a file populate did not make (998 is in d0004): exit %d, status %q, want 404", code, out)
+	}
+}

@@ -24,7 +24,7 @@ const (
 
 func newAdminCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "admin --md URL [--secret-file F] fsck|servers",
+		Use:   "admin --md URL [--secret-file F] fsck|servers|populate|status",
 		Short: "operate a running system through md's signed admin endpoints",
 	}
 	fs := cmd.PersistentFlags()
@@ -44,6 +44,8 @@ func newAdminCommand() *cobra.Command {
 			Args:  cobra.NoArgs,
 			RunE:  runServers,
 		},
+		newPopulateCommand(),
+		newStatusCommand(),
 	)
 	return cmd
 }
@@ -70,7 +72,10 @@ func runFsck(cmd *cobra.Command, _ []string) error {
 		return &exitError{code: fsckFailed, err: err}
 	}
 	var rep md.Report
-	if _, err := cl.Call(md.PathAdminFsck, struct{}{}, &rep); err != nil {
+	done := progress("fsck: md is comparing the catalog with every data server")
+	_, err = cl.Call(md.PathAdminFsck, struct{}{}, &rep)
+	done()
+	if err != nil {
 		return &exitError{code: fsckFailed, err: fmt.Errorf("fsck: %w", err)}
 	}
 	asJSON, _ := cmd.Flags().GetBool("json")
