@@ -65,7 +65,7 @@ results_file() {
 	: >"$OUT"
 }
 
-md() { printf '%s\n' "$*" >>"$OUT"; }
+md() { printf '%s\n' "$@" >>"$OUT"; }
 
 # figure TITLE ARGS...: run `shoal bench ARGS`, show its table, and append
 # the title, the command and the table to the results file.
