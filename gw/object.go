@@ -1,0 +1,239 @@
+package gw
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"shoal"
+)
+
+// readAhead is how many stripes one ReadAt fetches at once.
+const readAhead = 4
+
+// object is an open erasure-coded object. Shards that failed at open or
+// while reading are marked down and not asked again; a chunk that fails its
+// crc only costs its stripe a reconstruction.
+type object struct {
+	s    *Store
+	id   string
+	geo  geometry
+	objs []shoal.Object // nil where the shard is not usable
+	down []atomic.Bool
+
+	mu     sync.Mutex // guards the cached stripe
+	cached int64      // stripe index held in cache, -1 if none
+	cache  [][]byte   // its K data chunks
+}
+
+var _ shoal.Object = (*object)(nil)
+
+// Open implements shoal.BlobStore. KindNotFound if no shard exists;
+// KindUnavailable if fewer than K shards are usable.
+func (s *Store) Open(ctx context.Context, id string) (shoal.Object, error) {
+	const op = "gw.Open"
+	if !shoal.ValidObjectID(id) {
+		return nil, shoal.Errorf(op, shoal.KindInvalid, "bad object id %q", id)
+	}
+	ps, geo, _, ok := s.probe(ctx, id)
+	if ok < s.k {
+		closeAll(ps)
+		missing := 0
+		for _, p := range ps {
+			if p.State == ShardMissing {
+				missing++
+			}
+		}
+		if missing == len(ps) {
+			return nil, shoal.E(op, id, shoal.KindNotFound)
+		}
+		return nil, shoal.Errorf(op, shoal.KindUnavailable, "%s: %d of %d shards usable, need %d: %s", id, ok, len(ps), s.k, describe(ps))
+	}
+	o := &object{s: s, id: id, geo: geo, objs: make([]shoal.Object, len(ps)), down: make([]atomic.Bool, len(ps)), cached: -1}
+	for i := range ps {
+		if ps[i].State == ShardOK {
+			o.objs[i] = ps[i].obj
+		} else {
+			if ps[i].obj != nil {
+				ps[i].obj.Close()
+			}
+			o.down[i].Store(true)
+		}
+	}
+	return o, nil
+}
+
+func (o *object) Size() int64 { return o.geo.size }
+
+func (o *object) Close() error {
+	for _, obj := range o.objs {
+		if obj != nil {
+			obj.Close()
+		}
+	}
+	return nil
+}
+
+// ReadAt implements io.ReaderAt: it fetches only the stripes covering
+// [off, off+len(p)), up to readAhead of them at once.
+func (o *object) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, shoal.Errorf("gw.ReadAt", shoal.KindInvalid, "negative offset")
+	}
+	if off >= o.geo.size {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	end := min(off+int64(len(p)), o.geo.size)
+	sd := o.geo.stripeData()
+	first, last := off/sd, (end-1)/sd
+	for base := first; base <= last; base += readAhead {
+		top := min(base+readAhead-1, last)
+		stripes := make([][][]byte, top-base+1)
+		errs := make([]error, len(stripes))
+		var wg sync.WaitGroup
+		for j := range stripes {
+			st := base + int64(j)
+			if data := o.fromCache(st); data != nil {
+				stripes[j] = data
+				continue
+			}
+			wg.Go(func() { stripes[j], errs[j] = o.stripe(st) })
+		}
+		wg.Wait()
+		for j, data := range stripes {
+			st := base + int64(j)
+			if errs[j] != nil {
+				return int(max(st*sd, off) - off), errs[j]
+			}
+			lo, hi := max(st*sd, off), min((st+1)*sd, end)
+			copyOut(p[lo-off:hi-off], data, lo-st*sd)
+			if hi < (st+1)*sd && hi < o.geo.size || lo > st*sd {
+				o.toCache(st, data) // a partly read stripe: the next read may want the rest
+			}
+		}
+	}
+	n := int(end - off)
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// copyOut copies stripe bytes starting at off (within the stripe) from
+// the data chunks into dst.
+func copyOut(dst []byte, chunks [][]byte, off int64) {
+	cl := int64(len(chunks[0]))
+	for len(dst) > 0 {
+		c, in := off/cl, off%cl
+		n := copy(dst, chunks[c][in:])
+		dst = dst[n:]
+		off += int64(n)
+	}
+}
+
+func (o *object) fromCache(st int64) [][]byte {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.cached == st {
+		return o.cache
+	}
+	return nil
+}
+
+func (o *object) toCache(st int64, data [][]byte) {
+	o.mu.Lock()
+	o.cached, o.cache = st, data
+	o.mu.Unlock()
+}
+
+// stripe returns the K data chunks of stripe st, read from the data
+// shards when they are healthy, otherwise reconstructed from any K good
+// chunks. Fewer than K good chunks is KindUnavailable: never wrong bytes.
+func (o *object) stripe(st int64) ([][]byte, error) {
+	k := o.geo.k
+	chunks, err := o.gather(st)
+	if err != nil {
+		return nil, err
+	}
+	for i := range k {
+		if len(chunks[i]) == 0 {
+			if err := o.s.enc.ReconstructData(chunks); err != nil {
+				return nil, shoal.Errorf("gw.ReadAt", shoal.KindUnavailable, "%s stripe %d: reconstruct: %v", o.id, st, err)
+			}
+			break
+		}
+	}
+	return chunks[:k], nil
+}
+
+// gather reads good chunks of stripe st until it has K of them, asking the
+// data shards first. The chunks it lacks are returned empty, with capacity
+// for a reconstruction to fill.
+func (o *object) gather(st int64) ([][]byte, error) {
+	k, n := o.geo.k, o.geo.k+o.geo.m
+	cl := o.geo.chunkLen(st)
+	slot := cl + crcSize
+	mem := make([]byte, int64(n)*slot)
+	chunks := make([][]byte, n)
+	for i := range n {
+		chunks[i] = mem[int64(i)*slot : int64(i)*slot][:0:cl]
+	}
+	tried := make([]bool, n)
+	bad := make([]error, n)
+	good := 0
+	for good < k {
+		// Ask the first untried usable shards for as many chunks as are
+		// still missing.
+		var ask []int
+		for i := 0; i < n && len(ask) < k-good; i++ {
+			if !tried[i] && !o.down[i].Load() {
+				ask = append(ask, i)
+			}
+		}
+		if len(ask) == 0 {
+			for i := range n {
+				if bad[i] == nil && len(chunks[i]) == 0 {
+					bad[i] = shoal.Errorf("gw.read", shoal.KindUnavailable, "shard down")
+				}
+			}
+			return nil, shoal.Errorf("gw.ReadAt", shoal.KindUnavailable, "%s stripe %d: %d of %d shards readable, need %d: %s", o.id, st, good, n, k, shardErrors(bad))
+		}
+		var wg sync.WaitGroup
+		for _, i := range ask {
+			tried[i] = true
+			wg.Go(func() { bad[i] = o.readChunk(i, st, mem[int64(i)*slot:int64(i+1)*slot]) })
+		}
+		wg.Wait()
+		for _, i := range ask {
+			if bad[i] == nil {
+				chunks[i] = chunks[i][:cl]
+				good++
+			}
+		}
+	}
+	return chunks, nil
+}
+
+// readChunk reads shard i's chunk of stripe st, with its crc, into buf and
+// checks it. A shard that fails to read is marked down for this object.
+func (o *object) readChunk(i int, st int64, buf []byte) error {
+	if err := readFull(o.objs[i], buf, o.geo.chunkOff(st)); err != nil {
+		o.down[i].Store(true)
+		return shoal.E("gw.read", shoal.KindUnavailable, err)
+	}
+	return checkChunk(buf, st)
+}
+
+// checkChunk verifies a chunk against the crc that follows it.
+func checkChunk(buf []byte, st int64) error {
+	cl := len(buf) - crcSize
+	if crc32c(buf[:cl]) != binary.LittleEndian.Uint32(buf[cl:]) {
+		return shoal.Errorf("gw.read", shoal.KindCorrupt, "stripe %d: chunk checksum mismatch", st)
+	}
+	return nil
+}
