@@ -181,7 +181,7 @@ func (o *object) gather(st int64) ([][]byte, error) {
 	mem := make([]byte, int64(n)*slot)
 	chunks := make([][]byte, n)
 	for i := range n {
-		chunks[i] = mem[int64(i)*slot : int64(i)*slot][:0:cl]
+		chunks[i] = mem[int64(i)*slot : int64(i+1)*slot][:0]
 	}
 	tried := make([]bool, n)
 	bad := make([]error, n)
