@@ -3,6 +3,7 @@ package md
 import (
 	"encoding/xml"
 	"io"
+	"sync"
 
 	"github.com/valyala/fasthttp"
 
@@ -73,7 +74,7 @@ func (s *Server) handlePropfind(ctx *fasthttp.RequestCtx) {
 	}
 	req := allpropReq
 	if len(body) > 0 {
-		if req, err = parsePropfind(body); err != nil {
+		if req, err = parsePropfindCached(body); err != nil {
 			writeError(ctx, err)
 			return
 		}
@@ -239,4 +240,41 @@ func appendMissing(b []byte, missing []xml.Name) []byte {
 		b = appendOpen(b, n, true)
 	}
 	return appendPropstatClose(b, 404)
+}
+
+// Clients send the same few PROPFIND bodies over and over; parsing one
+// with encoding/xml costs more than the rest of the request, so parsed
+// bodies are remembered (a bounded set: bodies come from clients).
+const (
+	propfindCacheMax     = 256
+	propfindCacheBodyMax = 4096
+)
+
+var (
+	propfindMu    sync.RWMutex
+	propfindCache = map[string]*propfindReq{}
+)
+
+// parsePropfindCached is parsePropfind with memoization. The returned
+// request is shared and must not be modified.
+func parsePropfindCached(body []byte) (*propfindReq, error) {
+	if len(body) > propfindCacheBodyMax {
+		return parsePropfind(body)
+	}
+	propfindMu.RLock()
+	req, ok := propfindCache[b2s(body)]
+	propfindMu.RUnlock()
+	if ok {
+		return req, nil
+	}
+	req, err := parsePropfind(body)
+	if err != nil {
+		return nil, err
+	}
+	propfindMu.Lock()
+	if len(propfindCache) < propfindCacheMax {
+		propfindCache[string(body)] = req
+	}
+	propfindMu.Unlock()
+	return req, nil
 }

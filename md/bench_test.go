@@ -1,0 +1,109 @@
+package md
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal/cache"
+	"shoal/catalog"
+	"shoal/sign"
+)
+
+// benchServer is md over a SQLite catalog behind the cache's in-process
+// tier, with one file and its entry already cached.
+func benchServer(b *testing.B) *Server {
+	ctx := context.Background()
+	db, err := catalog.Open(ctx, catalog.Options{DSN: "sqlite:" + filepath.Join(b.TempDir(), "c.db")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	cat := cache.NewCatalog(db, cache.Options{L1: true})
+	s, err := New(Options{Catalog: cat, Keys: sign.Random()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	if _, err := cat.Mkdir(ctx, "/data", time.Now()); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+func benchRun(b *testing.B, s *Server, method string, hdr map[string]string) {
+	benchRunBody(b, s, method, hdr, "")
+}
+
+func benchRunBody(b *testing.B, s *Server, method string, hdr map[string]string, body string) {
+	var ctx fasthttp.RequestCtx
+	ctx.Init(&fasthttp.Request{}, nil, nil) // as a server would: ctx is a context.Context
+	h := s.Handler()
+	setup := func() {
+		ctx.Request.Reset()
+		ctx.Response.Reset()
+		ctx.Request.Header.SetMethod(method)
+		ctx.Request.SetRequestURI("/data/file.txt")
+		for k, v := range hdr {
+			ctx.Request.Header.Set(k, v)
+		}
+		ctx.Request.SetBodyString(body)
+		ctx.Request.Header.SetContentLength(len(body))
+	}
+	// the file, stored inline, and a first request to fill the cache
+	ctx.Request.Header.SetMethod("PUT")
+	ctx.Request.SetRequestURI("/data/file.txt")
+	ctx.Request.SetBodyString("hello, shoal")
+	h(&ctx)
+	if ctx.Response.StatusCode() != 201 {
+		b.Fatalf("PUT: %d %s", ctx.Response.StatusCode(), ctx.Response.Body())
+	}
+	setup()
+	h(&ctx)
+	want := 200
+	if method == "PROPFIND" {
+		want = 207
+	}
+	if ctx.Response.StatusCode() != want {
+		b.Fatalf("%s: %d %s", method, ctx.Response.StatusCode(), ctx.Response.Body())
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		ctx.Response.Reset()
+		if body != "" {
+			ctx.Request.SetBodyString(body)
+			ctx.Request.Header.SetContentLength(len(body))
+		}
+		h(&ctx)
+	}
+	if ctx.Response.StatusCode() != want {
+		b.Fatalf("%s: %d", method, ctx.Response.StatusCode())
+	}
+}
+
+// BenchmarkHEAD is the stat hot path: HEAD on a cached file, called on
+// the handler directly (no network).
+func BenchmarkHEAD(b *testing.B) {
+	benchRun(b, benchServer(b), "HEAD", nil)
+}
+
+// BenchmarkHEADWantDigest adds a checksum request.
+func BenchmarkHEADWantDigest(b *testing.B) {
+	benchRun(b, benchServer(b), "HEAD", map[string]string{"Want-Digest": "adler32, md5;q=0.5"})
+}
+
+// BenchmarkPROPFINDDepth0 is an allprop PROPFIND (no body) on a cached file.
+func BenchmarkPROPFINDDepth0(b *testing.B) {
+	benchRun(b, benchServer(b), "PROPFIND", map[string]string{"Depth": "0"})
+}
+
+// BenchmarkPROPFINDDepth0Props asks for named live properties, as grid
+// clients and file managers do; it needs no dead-property query.
+func BenchmarkPROPFINDDepth0Props(b *testing.B) {
+	benchRunBody(b, benchServer(b), "PROPFIND", map[string]string{"Depth": "0"},
+		`<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/><D:getcontentlength/><D:getlastmodified/><D:getetag/></D:prop></D:propfind>`)
+}
