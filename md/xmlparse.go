@@ -37,6 +37,9 @@ func parsePropfind(body []byte) (*propfindReq, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return r, nil
 	}
+	if err := checkNamespaces(op, body); err != nil {
+		return nil, err
+	}
 	d := xml.NewDecoder(bytes.NewReader(body))
 	root, err := rootElement(d)
 	if err != nil {
@@ -153,6 +156,9 @@ type patchOp struct {
 // document.
 func parseProppatch(body []byte) ([]patchOp, error) {
 	const op = "PROPPATCH"
+	if err := checkNamespaces(op, body); err != nil {
+		return nil, err
+	}
 	d := xml.NewDecoder(bytes.NewReader(body))
 	root, err := rootElement(d)
 	if err != nil {
