@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"sync/atomic"
@@ -91,10 +92,9 @@ func observeDisk(reg *metrics.Registry, disk *diskserver.Server) *observedDisk {
 		_, err := store.Space(ctx)
 		return err
 	})
-	maxBody := int(diskserver.DefaultMaxBodySize) // only decides pre-reading; the data server enforces the limit
-	if int64(maxBody) != diskserver.DefaultMaxBodySize {
-		maxBody = int(^uint(0) >> 1)
-	}
+	// Only decides pre-reading; the data server enforces the limit. On
+	// 32-bit ARM an int cannot hold 64 GiB.
+	maxBody := int(min(diskserver.DefaultMaxBodySize, math.MaxInt))
 	return &observedDisk{disk: disk, http: &fasthttp.Server{
 		Handler:                      metrics.Middleware(disk.Handler(), reg, "disk"),
 		Name:                         "shoal-disk",
