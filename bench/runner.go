@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/valyala/fasthttp"
-
 	"shoal"
 )
 
@@ -47,17 +45,16 @@ type Runner struct {
 	base     *url.URL
 	basePath string
 	scheme   string
-	host     string // host:port for the Host header
+	host     string // host[:port] for the Host header
+	addr     string // host:port to dial
+	// authHeader is the whole "Authorization: Bearer …" line, or "".
+	authHeader string
 
-	redirect *fasthttp.Client // for Locations on other hosts
-	workers  []*worker
-	paths    [][]byte // escaped request URIs read by stat, list, get and mix
-	dirURI   string   // escaped request URI of spec.Dir, where put and files write
-	// streamReads: GET bodies may exceed payloadChunk (or their size is
-	// unknown), so they are read in pieces rather than buffered whole.
-	streamReads bool
-	payload     []byte // shared read-only PUT body chunk
-	runID       string
+	workers []*worker
+	paths   [][]byte // escaped request URIs read by stat, list, get and mix
+	dirURI  string   // escaped request URI of spec.Dir, where put and files write
+	payload []byte   // shared read-only PUT body chunk
+	runID   string
 
 	setupMu    sync.Mutex
 	setupCount map[string]uint64
@@ -108,15 +105,10 @@ func NewRunner(opts Options, spec Spec) (*Runner, error) {
 		scheme:   u.Scheme,
 		host:     u.Host,
 		runID:    fmt.Sprintf("%x", time.Now().UnixNano()),
-		redirect: &fasthttp.Client{
-			Name:                      "shoal-bench",
-			MaxConnsPerHost:           opts.Concurrency + 4,
-			MaxIdemponentCallAttempts: 1,
-			ReadTimeout:               opts.Timeout,
-			WriteTimeout:              opts.Timeout,
-			MaxResponseBodySize:       payloadChunk,
-			DisablePathNormalizing:    true,
-		},
+		addr:     addr,
+	}
+	if opts.Token != "" {
+		r.authHeader = "Authorization: Bearer " + opts.Token + "\r\n"
 	}
 	size := spec.Size
 	if size > payloadChunk {
@@ -126,10 +118,9 @@ func NewRunner(opts Options, spec Spec) (*Runner, error) {
 	for i := range r.payload {
 		r.payload[i] = byte('a' + i%26)
 	}
-	r.streamReads = (spec.Op == OpGet || spec.Op == OpMix) && (spec.Size > payloadChunk || spec.Size == 0 && len(spec.Paths) > 0)
 	r.setPaths(spec.Paths)
 	for i := 0; i < opts.Concurrency; i++ {
-		r.workers = append(r.workers, newWorker(r, i, addr))
+		r.workers = append(r.workers, newWorker(r, i))
 	}
 	return r, nil
 }
@@ -144,12 +135,11 @@ func (r *Runner) setPaths(paths []string) {
 	}
 }
 
-// Close closes idle connections.
+// Close closes the connections; call it when no phase runs.
 func (r *Runner) Close() {
 	for _, w := range r.workers {
-		w.hc.CloseIdleConnections()
+		w.close()
 	}
-	r.redirect.CloseIdleConnections()
 }
 
 // Phase runs the workload within lim and returns what it measured. The

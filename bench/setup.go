@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/valyala/fasthttp"
-
 	"shoal"
 )
 
@@ -35,9 +33,8 @@ func (r *Runner) Setup(ctx context.Context) error {
 			paths[i] = spec.Dir + "/o" + strconv.Itoa(i)
 		}
 		err := r.parallel(ctx, len(paths), func(w *worker, i int) error {
-			w.write.SetRequestURI(r.basePath + escapePath(paths[i]))
 			hops := w.t.redirects
-			status, _, err := w.exchange(w.write, spec.Size)
+			status, _, err := w.exchange("PUT", []byte(r.basePath+escapePath(paths[i])), "", spec.Size)
 			r.countSetup("PUT", 1)
 			r.countSetup("redirects", w.t.redirects-hops)
 			if err != nil {
@@ -114,12 +111,8 @@ func (r *Runner) mkcolAll(ctx context.Context, dir string) error {
 // mkcol creates one collection; 405 (exists) counts as done.
 func (w *worker) mkcol(dir string) error {
 	const op = "bench.mkcol"
-	req := fasthttp.AcquireRequest()
-	defer fasthttp.ReleaseRequest(req)
-	w.prepare(req, "MKCOL", "")
-	req.SetRequestURI(w.r.basePath + escapePath(strings.TrimRight(dir, "/")+"/"))
 	hops := w.t.redirects
-	status, _, err := w.exchange(req, -1)
+	status, _, err := w.exchange("MKCOL", []byte(w.r.basePath+escapePath(strings.TrimRight(dir, "/")+"/")), "", -1)
 	w.r.countSetup("MKCOL", 1)
 	w.r.countSetup("redirects", w.t.redirects-hops)
 	if err != nil {

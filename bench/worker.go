@@ -3,79 +3,50 @@ package bench
 import (
 	"bytes"
 	"io"
+	"net"
+	"net/url"
 	"strconv"
 	"sync/atomic"
 	"time"
-
-	"github.com/valyala/fasthttp"
 )
 
-// worker owns one keep-alive connection (a HostClient limited to one
-// connection), its preallocated requests and its tally. Its loop allocates
-// nothing per request for bodies up to payloadChunk.
+// worker owns one keep-alive connection to the target (plus one per
+// other host redirects lead to), its request buffer and its tally. Its loop
+// allocates nothing per request.
 type worker struct {
-	r  *Runner
-	id int
-	hc *fasthttp.HostClient
-
-	read, write *fasthttp.Request // the workload's read request (HEAD, GET, PROPFIND) and PUT
-	hop         *fasthttp.Request // redirect hop, re-filled from the request it follows
-	resp        *fasthttp.Response
+	r    *Runner
+	id   int
+	main *conn
+	hops map[string]*conn // connections to redirect targets on other hosts, by host:port
 
 	t    tally
 	done atomic.Uint64 // operations so far, for the progress line
 
-	uri  []byte       // scratch for generated paths and Locations
+	head []byte       // the request head being sent
+	uri  []byte       // scratch for generated paths
+	loc  []byte       // Location of the last response
+	hop  []byte       // request URI of a redirect hop
 	body repeatReader // bodies larger than payloadChunk
-	sink []byte       // drains streamed responses
 }
 
-func newWorker(r *Runner, id int, addr string) *worker {
+func newWorker(r *Runner, id int) *worker {
 	w := &worker{
-		r:  r,
-		id: id,
-		hc: &fasthttp.HostClient{
-			Addr:                      addr,
-			IsTLS:                     r.scheme == "https",
-			Name:                      "shoal-bench",
-			MaxConns:                  1,
-			MaxIdemponentCallAttempts: 1, // a retry would be a request we did not count
-			ReadTimeout:               r.opts.Timeout,
-			WriteTimeout:              r.opts.Timeout,
-			MaxResponseBodySize:       payloadChunk,
-			DisablePathNormalizing:    true,
-		},
-		read:  new(fasthttp.Request),
-		write: new(fasthttp.Request),
-		hop:   new(fasthttp.Request),
-		resp:  new(fasthttp.Response),
-		uri:   make([]byte, 0, 256),
-		sink:  make([]byte, 64<<10),
+		r:    r,
+		id:   id,
+		main: newConn(r.addr, r.scheme == "https", r.opts.Timeout),
+		head: make([]byte, 0, 1024),
+		uri:  make([]byte, 0, 256),
+		loc:  make([]byte, 0, 512),
+		hop:  make([]byte, 0, 512),
 	}
 	w.body.chunk = r.payload
-	method, depth := "GET", ""
-	switch r.spec.Op {
-	case OpStat:
-		method = r.spec.Method
-		if method == "PROPFIND" {
-			depth = "0"
-		}
-	case OpList:
-		method, depth = "PROPFIND", "1"
-	}
-	w.prepare(w.read, method, depth)
-	w.prepare(w.write, "PUT", "")
 	return w
 }
 
-func (w *worker) prepare(req *fasthttp.Request, method, depth string) {
-	req.Header.SetMethod(method)
-	req.Header.SetHost(w.r.host)
-	if depth != "" {
-		req.Header.Set("Depth", depth)
-	}
-	if w.r.opts.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+w.r.opts.Token)
+func (w *worker) close() {
+	w.main.close()
+	for _, c := range w.hops {
+		c.close()
 	}
 }
 
@@ -99,9 +70,7 @@ func (w *worker) run(lim Limits, start time.Time, stop *atomic.Bool) {
 		if lim.Rate > 0 {
 			sched = start.Add(time.Duration(float64(g) / lim.Rate * 1e9))
 			if lim.Duration > 0 && !sched.Before(deadline) {
-				if lim.Count > 0 || !hardStop.IsZero() {
-					return
-				}
+				return
 			}
 			now := time.Now()
 			if !hardStop.IsZero() && now.After(hardStop) {
@@ -126,23 +95,31 @@ func (w *worker) run(lim Limits, start time.Time, stop *atomic.Bool) {
 func (w *worker) do(g uint64) {
 	r := w.r
 	spec := &r.spec
-	var req *fasthttp.Request
+	method, depth := "GET", ""
 	size := int64(-1) // -1: no body
+	var uri []byte
 	switch spec.Op {
-	case OpStat, OpList, OpGet:
-		req = w.read
-		req.SetRequestURIBytes(r.paths[g%uint64(len(r.paths))])
-	case OpMix:
-		req = w.read
-		if mixIsPut(g, spec.GetRatio) {
-			req, size = w.write, spec.Size
+	case OpStat:
+		method = spec.Method
+		if method == "PROPFIND" {
+			depth = "0"
 		}
-		req.SetRequestURIBytes(r.paths[g%uint64(len(r.paths))])
+		uri = r.paths[g%uint64(len(r.paths))]
+	case OpList:
+		method, depth = "PROPFIND", "1"
+		uri = r.paths[g%uint64(len(r.paths))]
+	case OpGet:
+		uri = r.paths[g%uint64(len(r.paths))]
+	case OpMix:
+		if mixIsPut(g, spec.GetRatio) {
+			method, size = "PUT", spec.Size
+		}
+		uri = r.paths[g%uint64(len(r.paths))]
 	case OpPopulate:
-		req, size = w.write, spec.Size
-		req.SetRequestURIBytes(r.paths[g%uint64(len(r.paths))])
+		method, size = "PUT", spec.Size
+		uri = r.paths[g%uint64(len(r.paths))]
 	case OpPut, OpCreate:
-		req, size = w.write, spec.Size
+		method, size = "PUT", spec.Size
 		n := g / uint64(len(r.workers)) // this worker's sequence number
 		if spec.Op == OpPut {
 			n %= objectsPerConn
@@ -152,9 +129,12 @@ func (w *worker) do(g uint64) {
 		w.uri = strconv.AppendInt(w.uri, int64(w.id), 10)
 		w.uri = append(w.uri, '-')
 		w.uri = strconv.AppendUint(w.uri, n, 10)
-		req.SetRequestURIBytes(w.uri)
+		uri = w.uri
 	}
-	status, n, err := w.exchange(req, size)
+	w.count(w.exchange(method, uri, depth, size))
+}
+
+func (w *worker) count(status int, moved int64, err error) {
 	if err != nil {
 		w.t.netErrs++
 		return
@@ -164,7 +144,7 @@ func (w *worker) do(g uint64) {
 	}
 	w.t.codes[status]++
 	if status >= 200 && status < 300 {
-		w.t.bytes += uint64(n)
+		w.t.bytes += uint64(moved)
 	}
 }
 
@@ -177,112 +157,131 @@ func mixIsPut(g uint64, getRatio float64) bool {
 	return frac >= getRatio
 }
 
-// exchange sends req (with a body of size bytes when size >= 0), follows
-// redirects re-sending the body, and returns the final status and the body
-// bytes moved (sent for a PUT, received otherwise).
-func (w *worker) exchange(req *fasthttp.Request, size int64) (status int, moved int64, err error) {
-	resp := w.resp
-	resp.StreamBody = size < 0 && w.r.streamReads
-	if size >= 0 {
-		w.setBody(req, size)
-	}
-	err = w.hc.Do(req, resp)
-	for hops := 0; err == nil && isRedirect(resp.StatusCode()) && hops < maxRedirects; hops++ {
-		loc := resp.Header.Peek(fasthttp.HeaderLocation)
-		if len(loc) == 0 {
-			break
+// exchange sends one request (with a body of size bytes when size >= 0),
+// follows redirects re-sending the body, and returns the final status
+// and the body bytes moved (sent for a PUT, received otherwise).
+func (w *worker) exchange(method string, uri []byte, depth string, size int64) (status int, moved int64, err error) {
+	c, host := w.main, w.r.host
+	auth := true
+	for hops := 0; ; hops++ {
+		w.buildHead(method, uri, host, depth, size, auth)
+		var body []byte
+		var stream io.Reader
+		if size >= 0 {
+			if size <= int64(len(w.r.payload)) {
+				body = w.r.payload[:size]
+			} else {
+				w.body.n, w.body.off = size, 0
+				stream = &w.body
+			}
 		}
-		w.absolute(req, loc)
-		if _, err = w.drain(resp); err != nil {
+		w.loc = w.loc[:0]
+		status, moved, err = c.roundTrip(w.head, body, stream, size, method == "HEAD", &w.loc)
+		if err != nil {
 			return 0, 0, err
 		}
+		if !isRedirect(status) || len(w.loc) == 0 || hops == maxRedirects {
+			break
+		}
 		w.t.redirects++
-		hop := w.hop
-		if hop != req {
-			req.Header.CopyTo(&hop.Header)
+		var sameHost bool
+		if c, uri, sameHost, err = w.follow(c); err != nil {
+			return 0, 0, err
 		}
-		oldHost := string(req.Host()) // rare path: redirects only
-		hop.SetRequestURIBytes(w.uri)
-		if !bytes.Equal(hop.URI().Host(), []byte(oldHost)) {
-			// The Location carries its own credential (signed URL); do not
-			// hand the bearer token to another host.
-			hop.Header.Del(fasthttp.HeaderAuthorization)
+		if !sameHost {
+			// The Location carries its own credential (a signed URL); do
+			// not hand the bearer token to another host.
+			auth = false
+			host = c.addr
 		}
-		if size >= 0 {
-			w.setBody(hop, size)
-		}
-		resp.StreamBody = size < 0 && w.r.streamReads
-		err = w.r.redirect.Do(hop, resp)
-		req = hop
-	}
-	if err != nil {
-		return 0, 0, err
-	}
-	status = resp.StatusCode()
-	n, err := w.drain(resp)
-	if err != nil {
-		return 0, 0, err
 	}
 	if size >= 0 {
-		n = size
+		moved = size
 	}
-	return status, n, nil
+	return status, moved, nil
+}
+
+// follow resolves w.loc against the connection it came from and returns
+// the connection and request URI of the next hop.
+func (w *worker) follow(from *conn) (*conn, []byte, bool, error) {
+	loc := w.loc
+	switch {
+	case bytes.HasPrefix(loc, []byte("/")):
+		w.hop = append(w.hop[:0], loc...)
+		return from, w.hop, true, nil
+	case bytes.HasPrefix(loc, []byte("http://")), bytes.HasPrefix(loc, []byte("https://")):
+		tls := loc[4] == 's'
+		rest := loc[bytes.IndexByte(loc, ':')+3:]
+		hostport, path := rest, []byte("/")
+		if i := bytes.IndexAny(rest, "/?"); i >= 0 {
+			hostport, path = rest[:i], rest[i:]
+		}
+		w.hop = append(w.hop[:0], path...)
+		if w.hop[0] == '?' {
+			w.hop = append([]byte("/"), w.hop...)
+		}
+		if string(hostport) == w.r.host && tls == (w.r.scheme == "https") { // no allocation: compiler-optimised comparison
+			return w.main, w.hop, true, nil
+		}
+		if c, ok := w.hops[string(hostport)]; ok {
+			return c, w.hop, false, nil
+		}
+		addr := string(hostport)
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			port := "80"
+			if tls {
+				port = "443"
+			}
+			addr = net.JoinHostPort(addr, port)
+		}
+		if w.hops == nil {
+			w.hops = map[string]*conn{}
+		}
+		c := newConn(addr, tls, w.r.opts.Timeout)
+		w.hops[string(hostport)] = c
+		return c, w.hop, false, nil
+	default: // a relative reference: rare, so net/url may allocate
+		base, err := url.Parse(string(w.r.basePath) + "/")
+		if err != nil {
+			return nil, nil, false, err
+		}
+		ref, err := url.Parse(string(loc))
+		if err != nil {
+			return nil, nil, false, err
+		}
+		w.hop = append(w.hop[:0], base.ResolveReference(ref).RequestURI()...)
+		return from, w.hop, true, nil
+	}
 }
 
 func isRedirect(code int) bool {
 	return code == 301 || code == 302 || code == 303 || code == 307 || code == 308
 }
 
-// absolute resolves loc against req's URL into w.uri.
-func (w *worker) absolute(req *fasthttp.Request, loc []byte) {
-	if bytes.HasPrefix(loc, []byte("http://")) || bytes.HasPrefix(loc, []byte("https://")) {
-		w.uri = append(w.uri[:0], loc...)
-		return
+// buildHead writes the request head into w.head.
+func (w *worker) buildHead(method string, uri []byte, host, depth string, size int64, auth bool) {
+	h := append(w.head[:0], method...)
+	h = append(h, ' ')
+	h = append(h, uri...)
+	h = append(h, " HTTP/1.1\r\nHost: "...)
+	h = append(h, host...)
+	h = append(h, "\r\nUser-Agent: shoal-bench\r\n"...)
+	if depth != "" {
+		h = append(h, "Depth: "...)
+		h = append(h, depth...)
+		h = append(h, "\r\n"...)
 	}
-	u := req.URI()
-	if bytes.HasPrefix(loc, []byte("/")) {
-		w.uri = append(w.uri[:0], u.Scheme()...)
-		w.uri = append(w.uri, "://"...)
-		w.uri = append(w.uri, u.Host()...)
-		w.uri = append(w.uri, loc...)
-		return
+	if auth && w.r.authHeader != "" {
+		h = append(h, w.r.authHeader...)
 	}
-	var tmp fasthttp.URI
-	u.CopyTo(&tmp)
-	tmp.UpdateBytes(loc)
-	w.uri = append(w.uri[:0], tmp.FullURI()...)
-}
-
-// drain reads a streamed body to its end and counts it; for a buffered
-// body it returns its length.
-func (w *worker) drain(resp *fasthttp.Response) (int64, error) {
-	if !resp.StreamBody || resp.BodyStream() == nil {
-		return int64(len(resp.Body())), nil
+	if size >= 0 {
+		h = append(h, "Content-Length: "...)
+		h = strconv.AppendInt(h, size, 10)
+		h = append(h, "\r\n"...)
+	} else if method != "GET" && method != "HEAD" {
+		h = append(h, "Content-Length: 0\r\n"...)
 	}
-	var n int64
-	s := resp.BodyStream()
-	for {
-		k, err := s.Read(w.sink)
-		n += int64(k)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			resp.CloseBodyStream()
-			return n, err
-		}
-	}
-	return n, resp.CloseBodyStream()
-}
-
-func (w *worker) setBody(req *fasthttp.Request, size int64) {
-	if size <= int64(len(w.r.payload)) {
-		req.SetBodyRaw(w.r.payload[:size])
-		return
-	}
-	w.body.n = size
-	w.body.off = 0
-	req.SetBodyStream(&w.body, int(size))
+	w.head = append(h, "\r\n"...)
 }
 
 // repeatReader yields n bytes by repeating chunk, so a 128 MiB PUT needs
