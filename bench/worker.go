@@ -185,7 +185,7 @@ func (w *worker) exchange(method string, uri []byte, depth string, size int64) (
 		}
 		w.t.redirects++
 		var sameHost bool
-		if c, uri, sameHost, err = w.follow(c); err != nil {
+		if c, uri, sameHost, err = w.follow(c, uri); err != nil {
 			return 0, 0, err
 		}
 		if !sameHost {
@@ -201,9 +201,9 @@ func (w *worker) exchange(method string, uri []byte, depth string, size int64) (
 	return status, moved, nil
 }
 
-// follow resolves w.loc against the connection it came from and returns
-// the connection and request URI of the next hop.
-func (w *worker) follow(from *conn) (*conn, []byte, bool, error) {
+// follow resolves w.loc against the request it answered (connection and
+// URI) and returns the connection and request URI of the next hop.
+func (w *worker) follow(from *conn, uri []byte) (*conn, []byte, bool, error) {
 	loc := w.loc
 	switch {
 	case bytes.HasPrefix(loc, []byte("/")):
@@ -241,7 +241,7 @@ func (w *worker) follow(from *conn) (*conn, []byte, bool, error) {
 		w.hops[string(hostport)] = c
 		return c, w.hop, false, nil
 	default: // a relative reference: rare, so net/url may allocate
-		base, err := url.Parse(string(w.r.basePath) + "/")
+		base, err := url.Parse(string(uri))
 		if err != nil {
 			return nil, nil, false, err
 		}
