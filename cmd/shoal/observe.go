@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net"
 	"os"
@@ -104,6 +105,7 @@ func observeDisk(reg *metrics.Registry, disk *diskserver.Server) *observedDisk {
 		NoDefaultContentType:         true,
 		IdleTimeout:                  diskIdleTimeout,
 		CloseOnShutdown:              true,
+		Logger:                       slogPrintf{"disk"},
 	}}
 }
 
@@ -123,5 +125,15 @@ func (d *observedDisk) Close() error {
 // observedMD wraps an md HTTP server's handler in reg's middleware.
 func observedMD(srv *fasthttp.Server, reg *metrics.Registry, component string) *fasthttp.Server {
 	srv.Handler = metrics.Middleware(srv.Handler, reg, component)
+	srv.Logger = slogPrintf{component}
 	return srv
+}
+
+// slogPrintf sends fasthttp's own messages (connections it could not
+// serve: malformed requests, timeouts) to the structured log instead of
+// its default unstructured logger on stderr.
+type slogPrintf struct{ component string }
+
+func (l slogPrintf) Printf(format string, args ...any) {
+	slog.Info(fmt.Sprintf(format, args...), "component", l.component, "source", "fasthttp")
 }
