@@ -72,4 +72,3 @@ func TestFsck(t *testing.T) {
 		t.Errorf("admin servers: %+v %v", servers, err)
 	}
 }
-
