@@ -240,6 +240,15 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 	ctx.SetStatusCode(status)
 	if etag := resp.Header.PeekBytes(hdrETag); len(etag) > 0 {
 		ctx.Response.Header.SetBytesKV(hdrETag, etag)
+	} else if status < 300 {
+		// The data server relays md's commit reply, which has no body (so
+		// no ETag) on 204: look the new version up.
+		if e, err := s.cat.Stat(ctx, p.path); err == nil {
+			buf := getBuf()
+			buf.b = e.AppendETag(buf.b[:0])
+			ctx.Response.Header.SetBytesKV(hdrETag, buf.b)
+			putBuf(buf)
+		}
 	}
 	if status >= 300 {
 		ctx.Response.Header.SetContentTypeBytes(ctTextPlain)
