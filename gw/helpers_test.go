@@ -66,3 +66,13 @@ func pairs(n int) [][2]int {
 	}
 	return out
 }
+
+// walkFiles calls fn with the path of every regular file under dir.
+func walkFiles(dir string, fn func(string)) {
+	filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err == nil && e.Type().IsRegular() {
+			fn(p)
+		}
+		return nil
+	})
+}

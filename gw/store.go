@@ -81,13 +81,21 @@ func New(opts Options) (*Store, error) {
 	return &Store{k: opts.K, m: opts.M, chunk: chunk, shards: opts.Shards, enc: enc}, nil
 }
 
+// encoders caches one coder per K+M: the gw server makes a Store per
+// request, and the coders are safe for concurrent use.
+var encoders sync.Map // [2]int{K, M} → reedsolomon.Encoder
+
 // newEncoder returns a Reed-Solomon coder. Concurrency comes from running
 // many requests at once, so the coder itself stays on one goroutine.
 func newEncoder(k, m int) (reedsolomon.Encoder, error) {
+	if enc, ok := encoders.Load([2]int{k, m}); ok {
+		return enc.(reedsolomon.Encoder), nil
+	}
 	enc, err := reedsolomon.New(k, m, reedsolomon.WithMaxGoroutines(1))
 	if err != nil {
 		return nil, shoal.Errorf("gw.New", shoal.KindInvalid, "reedsolomon: %v", err)
 	}
+	encoders.Store([2]int{k, m}, enc)
 	return enc, nil
 }
 

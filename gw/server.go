@@ -1,0 +1,189 @@
+package gw
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+	"shoal/diskserver/remote"
+	"shoal/sign"
+	"shoal/wire"
+)
+
+// Server defaults.
+const (
+	DefaultPool              = "gw"
+	DefaultHeartbeatInterval = 5 * time.Second
+	DefaultMaxBodySize       = 64 << 30
+)
+
+// ServerOptions configure a Server.
+type ServerOptions struct {
+	ID         string     // server id reported to md; required
+	Listen     string     // host:port, for ListenAndServe
+	PublicURL  string     // base URL md redirects clients to
+	MDURL      string     // md's base URL; empty: no commits, heartbeats or server list
+	Keys       *sign.Keys // cluster secrets
+	Pool       string     // pool reported in heartbeats; empty: DefaultPool
+	StripeSize int        // user bytes per stripe for new files; 0: DefaultStripeSize
+	// Servers maps data-server ids to base URLs without asking md (tests,
+	// or a fixed deployment); md's list, when there is one, adds to it.
+	Servers           map[string]string
+	HeartbeatInterval time.Duration // 0: DefaultHeartbeatInterval
+	RefreshInterval   time.Duration // server list; 0: DefaultRefresh
+	MaxBodySize       int64         // 0: DefaultMaxBodySize
+	Logger            *slog.Logger  // nil: slog.Default()
+}
+
+// Server is the HTTP front of the gateway: a data server speaking
+// diskserver's object protocol, with the shard servers named in each
+// signed URL (see SignedURL).
+type Server struct {
+	opts ServerOptions
+	dir  *directory
+	md   *wire.Client
+	log  *slog.Logger
+	http *fasthttp.Server
+
+	startOnce sync.Once
+	cancel    context.CancelFunc
+	loops     sync.WaitGroup
+}
+
+// NewServer checks opts and prepares the server; nothing runs until Start
+// or Serve.
+func NewServer(opts ServerOptions) (*Server, error) {
+	const op = "gw.NewServer"
+	if opts.Keys == nil {
+		return nil, shoal.Errorf(op, shoal.KindInvalid, "no signing keys")
+	}
+	if opts.ID == "" {
+		return nil, shoal.Errorf(op, shoal.KindInvalid, "no server id")
+	}
+	if opts.Pool == "" {
+		opts.Pool = DefaultPool
+	}
+	if opts.HeartbeatInterval <= 0 {
+		opts.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if opts.RefreshInterval <= 0 {
+		opts.RefreshInterval = DefaultRefresh
+	}
+	if opts.MaxBodySize <= 0 {
+		opts.MaxBodySize = DefaultMaxBodySize
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	keys := opts.Keys
+	s := &Server{opts: opts, log: opts.Logger.With("server", opts.ID)}
+	s.dir = &directory{
+		static:  opts.Servers,
+		dial:    func(u string) shoal.BlobStore { return remote.New(u, keys) },
+		clients: map[string]shoal.BlobStore{},
+	}
+	if opts.MDURL != "" {
+		s.md = wire.NewClient(opts.MDURL, keys)
+		s.dir.md = s.md
+	}
+	s.http = &fasthttp.Server{
+		Handler:                      s.Handler(),
+		Name:                         "shoal-gw",
+		StreamRequestBody:            true,
+		MaxRequestBodySize:           int(min(opts.MaxBodySize, int64(^uint(0)>>1))),
+		DisablePreParseMultipartForm: true,
+		NoDefaultContentType:         true,
+		IdleTimeout:                  2 * time.Minute,
+		CloseOnShutdown:              true,
+	}
+	return s, nil
+}
+
+// ID is the server's id.
+func (s *Server) ID() string { return s.opts.ID }
+
+// Start starts the heartbeat and server-list loops (with an md), once.
+func (s *Server) Start(ctx context.Context) {
+	s.startOnce.Do(func() {
+		ctx, s.cancel = context.WithCancel(ctx)
+		if s.md == nil {
+			return
+		}
+		s.dir.refresh()
+		s.loops.Go(func() { s.dir.loop(ctx, s.opts.RefreshInterval) })
+		s.loops.Go(func() { s.heartbeatLoop(ctx) })
+	})
+}
+
+// Serve starts the loops and serves HTTP on ln until Close.
+func (s *Server) Serve(ln net.Listener) error {
+	s.Start(context.Background())
+	return s.http.Serve(ln)
+}
+
+// ListenAndServe listens on Options.Listen and serves until Close.
+func (s *Server) ListenAndServe() error {
+	ln, err := net.Listen("tcp", s.opts.Listen)
+	if err != nil {
+		return shoal.E("gw.Listen", s.opts.Listen, shoal.KindUnavailable, err)
+	}
+	return s.Serve(ln)
+}
+
+// Close stops the loops and the HTTP server.
+func (s *Server) Close() error {
+	s.startOnce.Do(func() {})
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.loops.Wait()
+	return s.http.Shutdown()
+}
+
+// heartbeatLoop registers the gw with md. A gw holds no data itself, so it
+// reports no space; md knows it by its pool.
+func (s *Server) heartbeatLoop(ctx context.Context) {
+	beat := func() {
+		hb := wire.Heartbeat{ID: s.opts.ID, URL: s.opts.PublicURL, Pool: s.opts.Pool}
+		if _, err := s.md.Call(wire.PathHeartbeat, hb, nil); err != nil {
+			s.log.Warn("heartbeat", "err", err)
+		}
+	}
+	beat()
+	t := time.NewTicker(s.opts.HeartbeatInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			beat()
+		}
+	}
+}
+
+// Handler serves /obj/<id>.
+func (s *Server) Handler() fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		path := string(ctx.Path())
+		if !strings.HasPrefix(path, "/obj/") {
+			fail(ctx, shoal.Errorf("gw", shoal.KindNotFound, "no such endpoint"))
+			return
+		}
+		s.serveObject(ctx, path[len("/obj/"):])
+	}
+}
+
+// fail answers err's status with its short reason.
+func fail(ctx *fasthttp.RequestCtx, err error) {
+	ctx.Response.Reset()
+	ctx.SetStatusCode(shoal.KindOf(err).Status())
+	ctx.SetContentType("text/plain; charset=utf-8")
+	ctx.SetBodyString(shoal.Reason(err) + "\n")
+}

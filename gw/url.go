@@ -1,0 +1,93 @@
+package gw
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"shoal"
+	"shoal/sign"
+)
+
+// Query parameters of a gw object URL, besides sign's exp, kid, sig, up.
+const (
+	ParamLayout  = "l"   // the file's layout, "ec:K+M"
+	ParamServers = "srv" // the K+M data-server ids holding shards 0…K+M-1, comma-separated
+)
+
+// signExtra is the "extra" a gw URL's signature covers: the upload id, the
+// layout and the shard servers, so none can be changed by the client.
+func signExtra(upload string, layout shoal.Layout, servers []string) string {
+	return upload + "|" + layout.String() + "|" + strings.Join(servers, ",")
+}
+
+// SignedURL returns base + "/obj/" + object with a signature for method
+// valid until exp, over upload (empty for GET/HEAD/DELETE and for a PUT
+// that should not commit), layout and the ordered shard servers. md uses it
+// to redirect EC data requests to a gw.
+func SignedURL(keys *sign.Keys, base, method, object, upload string, layout shoal.Layout, servers []string, exp time.Time) string {
+	e := exp.Unix()
+	kid, sig := keys.Sign(method, object, e, signExtra(upload, layout, servers))
+	q := url.Values{}
+	q.Set(sign.ParamExpiry, strconv.FormatInt(e, 10))
+	q.Set(sign.ParamKeyID, kid)
+	q.Set(sign.ParamSig, sig)
+	if upload != "" {
+		q.Set(sign.ParamUpload, upload)
+	}
+	q.Set(ParamLayout, layout.String())
+	q.Set(ParamServers, strings.Join(servers, ","))
+	return strings.TrimRight(base, "/") + sign.ObjectPath(object) + "?" + q.Encode()
+}
+
+// request is a verified gw object request.
+type request struct {
+	upload  string
+	layout  shoal.Layout
+	servers []string
+}
+
+// verifyQuery checks a gw URL's query for method on object. A HEAD may use
+// a URL signed for GET. Bad or missing signature: KindPermission (403);
+// a layout that is not EC or a server list of the wrong length:
+// KindInvalid.
+func verifyQuery(keys *sign.Keys, method, object string, get func(string) string, now time.Time) (request, error) {
+	const op = "gw.verify"
+	expS, kid, sig := get(sign.ParamExpiry), get(sign.ParamKeyID), get(sign.ParamSig)
+	if expS == "" || kid == "" || sig == "" {
+		return request{}, shoal.Errorf(op, shoal.KindPermission, "missing signature (exp, kid, sig)")
+	}
+	exp, err := strconv.ParseInt(expS, 10, 64)
+	if err != nil {
+		return request{}, shoal.Errorf(op, shoal.KindPermission, "bad expiry")
+	}
+	r := request{upload: get(sign.ParamUpload)}
+	layoutS, srv := get(ParamLayout), get(ParamServers)
+	extra := r.upload + "|" + layoutS + "|" + srv
+	err = keys.Verify(method, object, exp, extra, kid, sig, now)
+	if err != nil && method == "HEAD" && keys.Verify("GET", object, exp, extra, kid, sig, now) == nil {
+		err = nil
+	}
+	if err != nil {
+		return request{}, err
+	}
+	if r.layout, err = shoal.ParseLayout(layoutS); err != nil {
+		return request{}, err
+	}
+	if r.layout.Kind != shoal.LayoutEC {
+		return request{}, shoal.Errorf(op, shoal.KindInvalid, "gw serves ec:K+M layouts, not %s", r.layout)
+	}
+	r.servers = strings.Split(srv, ",")
+	if len(r.servers) != r.layout.Width() {
+		return request{}, shoal.Errorf(op, shoal.KindInvalid, "%s needs %d servers, got %d", r.layout, r.layout.Width(), len(r.servers))
+	}
+	seen := map[string]bool{}
+	for _, s := range r.servers {
+		if s == "" || seen[s] {
+			return request{}, shoal.Errorf(op, shoal.KindInvalid, "server list has an empty or repeated id")
+		}
+		seen[s] = true
+	}
+	return r, nil
+}
