@@ -26,8 +26,8 @@ type directory struct {
 	dial   func(url string) shoal.BlobStore
 
 	mu      sync.Mutex
-	urls    map[string]string           // id → URL from md
-	clients map[string]shoal.BlobStore  // URL → client
+	urls    map[string]string          // id → URL from md
+	clients map[string]shoal.BlobStore // URL → client
 	fetched time.Time
 }
 
@@ -103,4 +103,3 @@ func (d *directory) stores(ids []string) ([]shoal.BlobStore, error) {
 	}
 	return out, nil
 }
-
