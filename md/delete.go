@@ -26,9 +26,14 @@ func (s *Server) handleDelete(ctx *fasthttp.RequestCtx) {
 		fail(ctx, "DELETE", shoal.KindPermission, "cannot delete the root")
 		return
 	}
+	if err := s.checkWrite(ctx, path, true); err != nil {
+		writeError(ctx, err)
+		return
+	}
 	if err := s.cat.Remove(ctx, path, time.Now().Add(s.opts.URLTTL)); err != nil {
 		writeError(ctx, err)
 		return
 	}
+	s.locks.dropBelow(path)
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 }

@@ -18,6 +18,9 @@ var (
 func writeError(ctx *fasthttp.RequestCtx, err error) {
 	kind := shoal.KindOf(err)
 	status := kind.Status()
+	if err == errLocked {
+		status = fasthttp.StatusLocked
+	}
 	ctx.Response.Reset()
 	ctx.SetStatusCode(status)
 	if status == fasthttp.StatusServiceUnavailable {

@@ -49,6 +49,10 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx) {
 		s.handleMoveCopy(ctx, false)
 	case "PROPPATCH":
 		s.handleProppatch(ctx)
+	case "LOCK":
+		s.handleLock(ctx)
+	case "UNLOCK":
+		s.handleUnlock(ctx)
 	case "POST":
 		ctx.SetConnectionClose()
 		fail(ctx, "POST", shoal.KindNotAllowed, "POST is not supported here")

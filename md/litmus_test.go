@@ -21,7 +21,7 @@ func TestLitmus(t *testing.T) {
 	e := newEnv(t, DataProxy)
 	e.do("MKCOL", "/litmus", nil, nil).want(t, "MKCOL", 201, "")
 	cmd := exec.Command(bin, e.url+"/litmus/")
-	cmd.Env = append(os.Environ(), "TESTS=basic copymove props http", "HTDOCS=/usr/share/litmus/htdocs")
+	cmd.Env = append(os.Environ(), "TESTS=basic copymove props locks http", "HTDOCS=/usr/share/litmus/htdocs")
 	cmd.Dir = t.TempDir()
 	out, err := cmd.CombinedOutput()
 	t.Logf("litmus:\n%s", out)

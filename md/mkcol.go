@@ -27,6 +27,10 @@ func (s *Server) handleMkcol(ctx *fasthttp.RequestCtx) {
 		fail(ctx, "MKCOL", shoal.KindUnsupported, "MKCOL with a body is not supported")
 		return
 	}
+	if err := s.checkWrite(ctx, path, false); err != nil {
+		writeError(ctx, err)
+		return
+	}
 	if _, err := s.cat.Mkdir(ctx, path, time.Now()); err != nil {
 		if shoal.IsKind(err, shoal.KindNotDir) {
 			err = shoal.Errorf("MKCOL", shoal.KindConflict, "parent is not a collection")

@@ -111,6 +111,18 @@ func (s *Server) handleMoveCopy(ctx *fasthttp.RequestCtx, move bool) {
 		fail(ctx, op, shoal.KindPermission, "destination lies inside the source")
 		return
 	}
+	if move {
+		err = s.checkWrite(ctx, src, true)
+	} else if h := ctx.Request.Header.PeekBytes(hdrIf); len(h) > 0 {
+		err = s.checkWrite(ctx, src, false) // COPY reads src: only the If conditions apply
+	}
+	if err == nil {
+		err = s.checkDestination(ctx, dst)
+	}
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
 	grace := time.Now().Add(s.opts.URLTTL)
 	var created bool
 	switch {
@@ -124,6 +136,9 @@ func (s *Server) handleMoveCopy(ctx *fasthttp.RequestCtx, move bool) {
 	if err != nil {
 		writeError(ctx, err)
 		return
+	}
+	if move {
+		s.locks.dropBelow(src) // locks do not move with the resource (RFC 4918 7.5)
 	}
 	if created {
 		ctx.SetStatusCode(fasthttp.StatusCreated)

@@ -6,12 +6,12 @@ var (
 	hdrDAV         = []byte("DAV")
 	hdrAllow       = []byte("Allow")
 	hdrMSAuthorVia = []byte("MS-Author-Via")
-	valDAV         = []byte("1")
-	valAllow       = []byte("OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND, PROPPATCH")
+	valDAV         = []byte("1, 2")
+	valAllow       = []byte("OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND, PROPPATCH, LOCK, UNLOCK")
 	valDAVAuthor   = []byte("DAV")
 )
 
-// handleOptions advertises WebDAV class 1 and the methods md knows.
+// handleOptions advertises WebDAV class 1 and 2 and the methods md knows.
 func (s *Server) handleOptions(ctx *fasthttp.RequestCtx) {
 	h := &ctx.Response.Header
 	h.SetBytesKV(hdrDAV, valDAV)

@@ -33,6 +33,10 @@ func (s *Server) handleProppatch(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, err)
 		return
 	}
+	if err := s.checkWrite(ctx, path, false); err != nil {
+		writeError(ctx, err)
+		return
+	}
 	e, err := s.stat(ctx, path)
 	if err != nil {
 		writeError(ctx, err)

@@ -25,8 +25,8 @@ var (
 	pSupportedLock   = xml.Name{Space: nsDAV, Local: "supportedlock"}
 	pLockDiscovery   = xml.Name{Space: nsDAV, Local: "lockdiscovery"}
 	allpropLive      = []xml.Name{pResourceType, pContentLength, pLastModified, pCreationDate, pETag, pContentType, pDisplayName}
-	propnameDirLive  = []xml.Name{pResourceType, pLastModified, pCreationDate, pETag, pDisplayName, pQuotaAvailable, pQuotaUsed}
-	propnameFileLive = []xml.Name{pResourceType, pContentLength, pLastModified, pCreationDate, pETag, pContentType, pDisplayName, pQuotaAvailable, pQuotaUsed}
+	propnameDirLive  = []xml.Name{pResourceType, pLastModified, pCreationDate, pETag, pDisplayName, pQuotaAvailable, pQuotaUsed, pSupportedLock, pLockDiscovery}
+	propnameFileLive = []xml.Name{pResourceType, pContentLength, pLastModified, pCreationDate, pETag, pContentType, pDisplayName, pQuotaAvailable, pQuotaUsed, pSupportedLock, pLockDiscovery}
 )
 
 // isLive reports whether n is a property md computes (and so protects
@@ -107,6 +107,8 @@ func (lv *liveValues) appendLive(b []byte, e *shoal.Entry, n xml.Name) (out []by
 		b = append(b, "<D:quota-available-bytes>"...)
 		b = appendInt(b, lv.avail)
 		return append(b, "</D:quota-available-bytes>"...), true, nil
+	case "supportedlock", "lockdiscovery":
+		return lv.srv.appendLockProps(b, e.Path, n.Local), true, nil
 	case "quota-used-bytes":
 		used, _, err := lv.srv.cat.Usage(lv.ctx, e.Path)
 		if err != nil {

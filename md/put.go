@@ -35,6 +35,9 @@ func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkWrite(ctx, path, false); err != nil {
+		return nil, err
+	}
 	p := &putPlan{path: path, length: int64(ctx.Request.Header.ContentLength())}
 	if p.length < -1 {
 		p.length = 0 // identity without length: a request has no body then

@@ -72,6 +72,7 @@ type Server struct {
 	keys      *sign.Keys
 	placement *placement
 	client    *fasthttp.Client // to data servers, for proxy mode
+	locks     *lockManager     // WebDAV class 2, in memory: per md process
 
 	httpMu sync.Mutex
 	http   *fasthttp.Server
@@ -125,7 +126,8 @@ func New(opts Options) (*Server, error) {
 			WriteTimeout:             5 * time.Minute,
 			DisablePathNormalizing:   true,
 		},
-		stop: make(chan struct{}),
+		locks: newLockManager(),
+		stop:  make(chan struct{}),
 	}
 	if s.opts.Store == nil {
 		s.opts.Store = func(srv shoal.Server) shoal.BlobStore { return remote.New(srv.URL, s.keys) }
