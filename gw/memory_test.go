@@ -1,0 +1,94 @@
+package gw
+
+import (
+	"context"
+	"crypto/md5"
+	"hash/adler32"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// genReader yields n deterministic bytes without holding them.
+type genReader struct {
+	n, off int64
+	state  uint64
+}
+
+func newGen(n int64) *genReader { return &genReader{n: n, state: 0x9e3779b97f4a7c15} }
+
+func (g *genReader) Read(p []byte) (int, error) {
+	if g.off >= g.n {
+		return 0, io.EOF
+	}
+	p = p[:min(int64(len(p)), g.n-g.off)]
+	for i := range p {
+		g.state ^= g.state << 13
+		g.state ^= g.state >> 7
+		g.state ^= g.state << 17
+		p[i] = byte(g.state)
+	}
+	g.off += int64(len(p))
+	return len(p), nil
+}
+
+// TestMemoryBounded streams 256 MiB through Create and back through
+// ReadAt and checks that the heap stays far below the file size: memory
+// is bounded by stripes, not the file.
+func TestMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 384 MiB of shards")
+	}
+	const size = 256 << 20
+	const limit = 48 << 20
+	s := newLocal(t, 4, 2, 0)
+	ctx := context.Background()
+	runtime.GC()
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	})
+	ad, md := adler32.New(), md5.New()
+	info, sums, err := s.Create(ctx, "b16", io.TeeReader(io.TeeReader(newGen(size), ad), md))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Size != size || sums.Adler32 != ad.Sum32() || string(sums.MD5) != string(md.Sum(nil)) {
+		t.Fatalf("size %d adler %08x md5 %x; want %d %08x %x", info.Size, sums.Adler32, sums.MD5, size, ad.Sum32(), md.Sum(nil))
+	}
+	obj, err := s.Open(ctx, "b16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	rd := io.NewSectionReader(obj, 0, obj.Size())
+	back := adler32.New()
+	if n, err := io.CopyBuffer(back, rd, make([]byte, 3<<20)); err != nil || n != size {
+		t.Fatalf("read back %d bytes: %v", n, err)
+	}
+	close(stop)
+	wg.Wait()
+	if back.Sum32() != ad.Sum32() {
+		t.Errorf("read back adler32 %08x, want %08x", back.Sum32(), ad.Sum32())
+	}
+	t.Logf("peak HeapInuse %.1f MiB for a %d MiB file", float64(peak.Load())/(1<<20), size>>20)
+	if peak.Load() > limit {
+		t.Errorf("peak HeapInuse %d MiB, want under %d MiB", peak.Load()>>20, limit>>20)
+	}
+}
