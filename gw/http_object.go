@@ -1,7 +1,6 @@
 package gw
 
 import (
-	"bufio"
 	"crypto/md5"
 	"encoding/base64"
 	"encoding/hex"
@@ -201,18 +200,11 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store *Store, id string) {
 		ctx.Response.SkipBody = true
 		return
 	}
-	// The buffer makes each ReadAt span several stripes, which the object
-	// fetches in parallel.
-	o, _ := obj.(*object)
-	bufSize := 4 << 20
-	if o != nil {
-		bufSize = int(readAhead * o.geo.stripeData())
+	// Each read-ahead batch spans several stripes, which the object
+	// fetches in parallel, while the previous batch goes to the client.
+	batchSize := int64(4 << 20)
+	if o, ok := obj.(*object); ok {
+		batchSize = readAhead * o.geo.stripeData()
 	}
-	rd := bufio.NewReaderSize(io.NewSectionReader(obj, start, n), int(min(int64(bufSize), max(n, 16))))
-	ctx.SetBodyStream(readCloser{rd, obj}, int(n))
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
+	ctx.SetBodyStream(newPrefetcher(obj, obj, start, start+n, int(batchSize)), int(n))
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // readAhead is how many stripes one ReadAt fetches at once.
-const readAhead = 4
+const readAhead = 8
 
 // object is an open erasure-coded object. Shards that failed at open or
 // while reading are marked down and not asked again; a chunk that fails its
@@ -22,6 +22,8 @@ type object struct {
 	geo  geometry
 	objs []shoal.Object // nil where the shard is not usable
 	down []atomic.Bool
+
+	bufs sync.Pool // *[]byte stripe buffers of full stripes
 
 	mu     sync.Mutex // guards the cached stripe
 	cached int64      // stripe index held in cache, -1 if none
@@ -94,6 +96,7 @@ func (o *object) ReadAt(p []byte, off int64) (int, error) {
 	for base := first; base <= last; base += readAhead {
 		top := min(base+readAhead-1, last)
 		stripes := make([][][]byte, top-base+1)
+		mems := make([]*[]byte, len(stripes))
 		errs := make([]error, len(stripes))
 		var wg sync.WaitGroup
 		for j := range stripes {
@@ -102,19 +105,32 @@ func (o *object) ReadAt(p []byte, off int64) (int, error) {
 				stripes[j] = data
 				continue
 			}
-			wg.Go(func() { stripes[j], errs[j] = o.stripe(st) })
+			wg.Go(func() { stripes[j], mems[j], errs[j] = o.stripe(st) })
 		}
 		wg.Wait()
+		var err error
 		for j, data := range stripes {
 			st := base + int64(j)
 			if errs[j] != nil {
-				return int(max(st*sd, off) - off), errs[j]
+				if err == nil {
+					err = errs[j]
+					end = max(st*sd, off)
+				}
+				continue
+			}
+			if err != nil {
+				continue
 			}
 			lo, hi := max(st*sd, off), min((st+1)*sd, end)
 			copyOut(p[lo-off:hi-off], data, lo-st*sd)
 			if hi < (st+1)*sd && hi < o.geo.size || lo > st*sd {
 				o.toCache(st, data) // a partly read stripe: the next read may want the rest
+			} else if mems[j] != nil {
+				o.bufs.Put(mems[j])
 			}
+		}
+		if err != nil {
+			return int(end - off), err
 		}
 	}
 	n := int(end - off)
@@ -154,31 +170,44 @@ func (o *object) toCache(st int64, data [][]byte) {
 // stripe returns the K data chunks of stripe st, read from the data
 // shards when they are healthy, otherwise reconstructed from any K good
 // chunks. Fewer than K good chunks is KindUnavailable: never wrong bytes.
-func (o *object) stripe(st int64) ([][]byte, error) {
+func (o *object) stripe(st int64) ([][]byte, *[]byte, error) {
 	k := o.geo.k
-	chunks, err := o.gather(st)
+	var mem *[]byte
+	if o.geo.chunkLen(st) == o.geo.chunk {
+		mem, _ = o.bufs.Get().(*[]byte)
+		if mem == nil {
+			b := make([]byte, int64(k+o.geo.m)*(o.geo.chunk+crcSize))
+			mem = &b
+		}
+	}
+	chunks, err := o.gather(st, mem)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i := range k {
 		if len(chunks[i]) == 0 {
 			if err := o.s.enc.ReconstructData(chunks); err != nil {
-				return nil, shoal.Errorf("gw.ReadAt", shoal.KindUnavailable, "%s stripe %d: reconstruct: %v", o.id, st, err)
+				return nil, nil, shoal.Errorf("gw.ReadAt", shoal.KindUnavailable, "%s stripe %d: reconstruct: %v", o.id, st, err)
 			}
 			break
 		}
 	}
-	return chunks[:k], nil
+	return chunks[:k], mem, nil
 }
 
 // gather reads good chunks of stripe st until it has K of them, asking the
 // data shards first. The chunks it lacks are returned empty, with capacity
-// for a reconstruction to fill.
-func (o *object) gather(st int64) ([][]byte, error) {
+// for a reconstruction to fill. buf, if not nil, is the memory to use.
+func (o *object) gather(st int64, buf *[]byte) ([][]byte, error) {
 	k, n := o.geo.k, o.geo.k+o.geo.m
 	cl := o.geo.chunkLen(st)
 	slot := cl + crcSize
-	mem := make([]byte, int64(n)*slot)
+	var mem []byte
+	if buf != nil && int64(len(*buf)) >= int64(n)*slot {
+		mem = *buf
+	} else {
+		mem = make([]byte, int64(n)*slot)
+	}
 	chunks := make([][]byte, n)
 	for i := range n {
 		chunks[i] = mem[int64(i)*slot : int64(i+1)*slot][:0]

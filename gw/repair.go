@@ -128,7 +128,7 @@ func (s *Store) rebuild(ctx context.Context, id string, dsts map[int]shoal.BlobS
 			}
 		}
 		for st := range o.geo.stripes() {
-			chunks, err := o.gather(st)
+			chunks, err := o.gather(st, nil)
 			if err != nil {
 				return err
 			}
