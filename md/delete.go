@@ -30,7 +30,7 @@ func (s *Server) handleDelete(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, err)
 		return
 	}
-	if err := s.cat.Remove(ctx, path, time.Now().Add(s.opts.URLTTL)); err != nil {
+	if err := s.cat.Remove(s.base, path, time.Now().Add(s.opts.URLTTL)); err != nil {
 		writeError(ctx, err)
 		return
 	}

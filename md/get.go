@@ -93,7 +93,7 @@ func (s *Server) getInline(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 
 // signedGet picks a replica and signs a GET URL for it.
 func (s *Server) signedGet(ctx *fasthttp.RequestCtx, e *shoal.Entry) (string, error) {
-	sv, rep, err := s.placement.forRead(ctx, e)
+	sv, rep, err := s.placement.forRead(s.base, e)
 	if err != nil {
 		return "", err
 	}
@@ -171,7 +171,7 @@ func (p *proxiedBody) Close() error {
 
 // getDir lists a directory as a small HTML page.
 func (s *Server) getDir(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
-	children, err := s.cat.List(ctx, e.Path)
+	children, err := s.cat.List(s.base, e.Path)
 	if err != nil {
 		writeError(ctx, err)
 		return

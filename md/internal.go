@@ -113,7 +113,7 @@ func (s *Server) internalCommit(ctx *fasthttp.RequestCtx, body []byte) {
 	if c.MTime.IsZero() {
 		c.MTime = now
 	}
-	e, err := s.cat.FinishUpload(ctx, c, now.Add(s.opts.URLTTL))
+	e, err := s.cat.FinishUpload(s.base, c, now.Add(s.opts.URLTTL))
 	if err != nil {
 		writeError(ctx, err)
 		return
@@ -139,12 +139,12 @@ func (s *Server) internalHeartbeat(ctx *fasthttp.RequestCtx, body []byte) {
 		fail(ctx, "heartbeat", shoal.KindInvalid, "id and url are required")
 		return
 	}
-	_, known, _ := s.placement.list(ctx)
+	_, known, _ := s.placement.list(s.base)
 	state := shoal.ServerActive
 	if old := known[hb.ID]; old != nil && old.State != "" {
 		state = old.State
 	}
-	err := s.cat.PutServer(ctx, &shoal.Server{ID: hb.ID, URL: hb.URL, Pool: hb.Pool, State: state,
+	err := s.cat.PutServer(s.base, &shoal.Server{ID: hb.ID, URL: hb.URL, Pool: hb.Pool, State: state,
 		Free: hb.Free, Total: hb.Total, LastSeen: time.Now()})
 	if err != nil {
 		writeError(ctx, err)
@@ -165,7 +165,7 @@ func (s *Server) internalGarbage(ctx *fasthttp.RequestCtx, body []byte) {
 	if req.Limit <= 0 || req.Limit > 10000 {
 		req.Limit = 1000
 	}
-	items, err := s.cat.Garbage(ctx, req.Server, time.Now(), req.Limit)
+	items, err := s.cat.Garbage(s.base, req.Server, time.Now(), req.Limit)
 	if err != nil {
 		writeError(ctx, err)
 		return
@@ -183,7 +183,7 @@ func (s *Server) internalGarbageDone(ctx *fasthttp.RequestCtx, body []byte) {
 		writeError(ctx, err)
 		return
 	}
-	if err := s.cat.DropGarbage(ctx, req.IDs); err != nil {
+	if err := s.cat.DropGarbage(s.base, req.IDs); err != nil {
 		writeError(ctx, err)
 		return
 	}
@@ -191,7 +191,7 @@ func (s *Server) internalGarbageDone(ctx *fasthttp.RequestCtx, body []byte) {
 }
 
 func (s *Server) adminFsck(ctx *fasthttp.RequestCtx) {
-	rep, err := Fsck(ctx, s.cat, s.opts.Store)
+	rep, err := Fsck(s.base, s.cat, s.opts.Store)
 	if err != nil {
 		writeError(ctx, err)
 		return
@@ -200,7 +200,7 @@ func (s *Server) adminFsck(ctx *fasthttp.RequestCtx) {
 }
 
 func (s *Server) adminServers(ctx *fasthttp.RequestCtx) {
-	servers, err := s.cat.Servers(ctx)
+	servers, err := s.cat.Servers(s.base)
 	if err != nil {
 		writeError(ctx, err)
 		return

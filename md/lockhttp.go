@@ -51,7 +51,7 @@ func (s *Server) evalIf(ctx *fasthttp.RequestCtx, path string, lists []ifList) b
 			var holds bool
 			if c.token != "" {
 				holds = s.locks.active(c.token, res)
-			} else if e, err := s.cat.Stat(ctx, res); err == nil {
+			} else if e, err := s.cat.Stat(s.base, res); err == nil {
 				holds = e.ETag() == c.etag || "W/"+e.ETag() == c.etag
 			}
 			if holds == c.not {
@@ -152,14 +152,14 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 		}
 	}
 	status := fasthttp.StatusOK
-	if _, err := s.cat.Stat(ctx, path); shoal.IsKind(err, shoal.KindNotFound) {
+	if _, err := s.cat.Stat(s.base, path); shoal.IsKind(err, shoal.KindNotFound) {
 		if err := s.locks.check(path, false, nil); err != nil {
 			writeError(ctx, err)
 			return
 		}
 		m := md5.Sum(nil)
 		now := time.Now()
-		_, err := s.cat.PutInline(ctx, path, []byte{}, shoal.Sums{Adler32: adler32.Checksum(nil), MD5: m[:]}, now, true, now.Add(s.opts.URLTTL))
+		_, err := s.cat.PutInline(s.base, path, []byte{}, shoal.Sums{Adler32: adler32.Checksum(nil), MD5: m[:]}, now, true, now.Add(s.opts.URLTTL))
 		if err != nil && !shoal.IsKind(err, shoal.KindPrecondition) {
 			if shoal.IsKind(err, shoal.KindNotDir) {
 				err = shoal.Errorf(op, shoal.KindConflict, "parent is not a collection")

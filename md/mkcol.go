@@ -31,7 +31,7 @@ func (s *Server) handleMkcol(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, err)
 		return
 	}
-	if _, err := s.cat.Mkdir(ctx, path, time.Now()); err != nil {
+	if _, err := s.cat.Mkdir(s.base, path, time.Now()); err != nil {
 		if shoal.IsKind(err, shoal.KindNotDir) {
 			err = shoal.Errorf("MKCOL", shoal.KindConflict, "parent is not a collection")
 		}

@@ -127,11 +127,11 @@ func (s *Server) handleMoveCopy(ctx *fasthttp.RequestCtx, move bool) {
 	var created bool
 	switch {
 	case move:
-		created, err = s.cat.Move(ctx, src, dst, overwrite, grace)
+		created, err = s.cat.Move(s.base, src, dst, overwrite, grace)
 	case shallow:
 		created, err = s.copyShallow(ctx, src, dst, overwrite, grace)
 	default:
-		created, err = s.cat.Copy(ctx, src, dst, overwrite, grace)
+		created, err = s.cat.Copy(s.base, src, dst, overwrite, grace)
 	}
 	if err != nil {
 		writeError(ctx, err)
@@ -150,34 +150,34 @@ func (s *Server) handleMoveCopy(ctx *fasthttp.RequestCtx, move bool) {
 // copyShallow is COPY Depth: 0: a file is copied whole; a collection
 // becomes a new empty collection with the source's dead properties.
 func (s *Server) copyShallow(ctx *fasthttp.RequestCtx, src, dst string, overwrite bool, grace time.Time) (bool, error) {
-	e, err := s.cat.Stat(ctx, src)
+	e, err := s.cat.Stat(s.base, src)
 	if err != nil {
 		return false, err
 	}
 	if !e.IsDir {
-		return s.cat.Copy(ctx, src, dst, overwrite, grace)
+		return s.cat.Copy(s.base, src, dst, overwrite, grace)
 	}
-	props, err := s.cat.Props(ctx, src)
+	props, err := s.cat.Props(s.base, src)
 	if err != nil {
 		return false, err
 	}
 	created := true
-	if _, err := s.cat.Stat(ctx, dst); err == nil {
+	if _, err := s.cat.Stat(s.base, dst); err == nil {
 		if !overwrite {
 			return false, shoal.Errorf("COPY", shoal.KindPrecondition, "destination exists (Overwrite: F)")
 		}
-		if err := s.cat.Remove(ctx, dst, grace); err != nil {
+		if err := s.cat.Remove(s.base, dst, grace); err != nil {
 			return false, err
 		}
 		created = false
 	} else if !shoal.IsKind(err, shoal.KindNotFound) {
 		return false, err
 	}
-	if _, err := s.cat.Mkdir(ctx, dst, time.Now()); err != nil {
+	if _, err := s.cat.Mkdir(s.base, dst, time.Now()); err != nil {
 		return false, err
 	}
 	if len(props) > 0 {
-		if err := s.cat.PatchProps(ctx, dst, props, nil); err != nil {
+		if err := s.cat.PatchProps(s.base, dst, props, nil); err != nil {
 			return false, err
 		}
 	}

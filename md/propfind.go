@@ -86,14 +86,14 @@ func (s *Server) handlePropfind(ctx *fasthttp.RequestCtx) {
 	}
 	var children []*shoal.Entry
 	if depth == 1 && e.IsDir {
-		if children, err = s.cat.List(ctx, path); err != nil {
+		if children, err = s.cat.List(s.base, path); err != nil {
 			writeError(ctx, err)
 			return
 		}
 	}
 	buf := getBuf()
 	defer putBuf(buf)
-	lv := liveValues{srv: s, ctx: ctx}
+	lv := liveValues{srv: s}
 	b := append(buf.b[:0], multistatusOpen...)
 	if b, err = s.appendResponse(b, &lv, e, req); err != nil {
 		writeError(ctx, err)
@@ -133,7 +133,7 @@ func (s *Server) appendResponse(b []byte, lv *liveValues, e *shoal.Entry, req *p
 	var dead []shoal.Prop
 	if needsDead(req) {
 		var err error
-		if dead, err = s.cat.Props(lv.ctx, e.Path); err != nil {
+		if dead, err = s.cat.Props(s.base, e.Path); err != nil {
 			return b, err
 		}
 	}

@@ -53,7 +53,7 @@ func (s *Server) handleProppatch(ctx *fasthttp.RequestCtx) {
 	}
 	if len(protected) == 0 {
 		set, remove := collapse(ops)
-		if err := s.cat.PatchProps(ctx, path, set, remove); err != nil {
+		if err := s.cat.PatchProps(s.base, path, set, remove); err != nil {
 			writeError(ctx, err)
 			return
 		}

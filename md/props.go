@@ -47,7 +47,6 @@ func isLive(n xml.Name) bool {
 // liveValues computes the quota properties at most once per request.
 type liveValues struct {
 	srv      *Server
-	ctx      *fasthttp.RequestCtx
 	availOK  bool
 	avail    int64
 	availErr error
@@ -98,7 +97,7 @@ func (lv *liveValues) appendLive(b []byte, e *shoal.Entry, n xml.Name) (out []by
 		return append(b, "</D:displayname>"...), true, nil
 	case "quota-available-bytes":
 		if !lv.availOK {
-			lv.avail, lv.availErr = lv.srv.placement.quotaAvailable(lv.ctx)
+			lv.avail, lv.availErr = lv.srv.placement.quotaAvailable(lv.srv.base)
 			lv.availOK = true
 		}
 		if lv.availErr != nil {
@@ -110,7 +109,7 @@ func (lv *liveValues) appendLive(b []byte, e *shoal.Entry, n xml.Name) (out []by
 	case "supportedlock", "lockdiscovery":
 		return lv.srv.appendLockProps(b, e.Path, n.Local), true, nil
 	case "quota-used-bytes":
-		used, _, err := lv.srv.cat.Usage(lv.ctx, e.Path)
+		used, _, err := lv.srv.cat.Usage(lv.srv.base, e.Path)
 		if err != nil {
 			return b, false, err
 		}

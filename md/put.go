@@ -54,7 +54,7 @@ func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 	if path == "/" {
 		return nil, shoal.Errorf(op, shoal.KindIsDir, "cannot PUT the root")
 	}
-	parent, err := s.cat.Stat(ctx, shoal.ParentPath(path))
+	parent, err := s.cat.Stat(s.base, shoal.ParentPath(path))
 	switch {
 	case shoal.IsKind(err, shoal.KindNotFound), shoal.IsKind(err, shoal.KindNotDir):
 		return nil, shoal.Errorf(op, shoal.KindConflict, "parent directory does not exist")
@@ -63,7 +63,7 @@ func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 	case !parent.IsDir:
 		return nil, shoal.Errorf(op, shoal.KindConflict, "parent is not a directory")
 	}
-	e, err := s.cat.Stat(ctx, path)
+	e, err := s.cat.Stat(s.base, path)
 	switch {
 	case shoal.IsKind(err, shoal.KindNotFound):
 	case err != nil:
@@ -100,7 +100,7 @@ func (s *Server) expectHandler(ctx *fasthttp.RequestCtx) int {
 	if s.inline(p.length) {
 		return fasthttp.StatusContinue
 	}
-	u, err := s.reserve(ctx, p)
+	u, err := s.reserve(s.base, p)
 	if err != nil {
 		writeError(ctx, err)
 		return ctx.Response.StatusCode()
@@ -128,7 +128,7 @@ func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if s.opts.DataMode == DataRedirect {
-		u, err := s.reserve(ctx, p)
+		u, err := s.reserve(s.base, p)
 		if err != nil {
 			ctx.SetConnectionClose()
 			writeError(ctx, err)
@@ -175,7 +175,7 @@ func (s *Server) putInline(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader)
 	m := md5.Sum(data)
 	sums := shoal.Sums{Adler32: adler32.Checksum(data), MD5: m[:]}
 	now := time.Now()
-	e, err := s.cat.PutInline(ctx, p.path, data, sums, now, p.createOnly, now.Add(s.opts.URLTTL))
+	e, err := s.cat.PutInline(s.base, p.path, data, sums, now, p.createOnly, now.Add(s.opts.URLTTL))
 	if err != nil {
 		writeError(ctx, err)
 		return
@@ -194,7 +194,7 @@ func (s *Server) putInline(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader)
 // reserve picks a data server, records the upload and returns the signed
 // PUT URL the body goes to.
 func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
-	sv, err := s.placement.forWrite(ctx)
+	sv, err := s.placement.forWrite(s.base)
 	if err != nil {
 		return "", err
 	}
@@ -208,7 +208,7 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 		CreateOnly: p.createOnly,
 		Expires:    now.Add(s.opts.URLTTL + s.opts.UploadTTL),
 	}
-	if err := s.cat.BeginUpload(ctx, u); err != nil {
+	if err := s.cat.BeginUpload(s.base, u); err != nil {
 		return "", err
 	}
 	return s.keys.URL(sv.URL, fasthttp.MethodPut, u.Object, u.ID, now.Add(s.opts.URLTTL)), nil
@@ -217,7 +217,7 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 // putProxy streams the body to a data server and relays its answer, which
 // it gives only once the data is durable and committed.
 func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) {
-	u, err := s.reserve(ctx, p)
+	u, err := s.reserve(s.base, p)
 	if err != nil {
 		ctx.SetConnectionClose()
 		writeError(ctx, err)
@@ -246,7 +246,7 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 	} else if status < 300 {
 		// The data server relays md's commit reply, which has no body (so
 		// no ETag) on 204: look the new version up.
-		if e, err := s.cat.Stat(ctx, p.path); err == nil {
+		if e, err := s.cat.Stat(s.base, p.path); err == nil {
 			buf := getBuf()
 			buf.b = e.AppendETag(buf.b[:0])
 			ctx.Response.Header.SetBytesKV(hdrETag, buf.b)

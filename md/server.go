@@ -74,6 +74,13 @@ type Server struct {
 	client    *fasthttp.Client // to data servers, for proxy mode
 	locks     *lockManager     // WebDAV class 2, in memory: per md process
 
+	// base is the context of every catalog call. Never the
+	// *fasthttp.RequestCtx: it is recycled after the handler returns, and
+	// database/sql watches a non-standard context from a goroutine that
+	// may outlive the request (a data race the race detector found).
+	base   context.Context
+	cancel context.CancelFunc
+
 	httpMu sync.Mutex
 	http   *fasthttp.Server
 	stop   chan struct{}
@@ -132,6 +139,7 @@ func New(opts Options) (*Server, error) {
 	if s.opts.Store == nil {
 		s.opts.Store = func(srv shoal.Server) shoal.BlobStore { return remote.New(srv.URL, s.keys) }
 	}
+	s.base, s.cancel = context.WithCancel(context.Background())
 	s.done.Add(1)
 	go s.expireLoop()
 	return s, nil
@@ -196,8 +204,10 @@ func (s *Server) Close() error {
 	s.httpMu.Lock()
 	h := s.http
 	s.httpMu.Unlock()
+	var err error
 	if h != nil {
-		return h.Shutdown()
+		err = h.Shutdown()
 	}
-	return nil
+	s.cancel() // after Shutdown: requests in flight finish their catalog calls
+	return err
 }

@@ -1,7 +1,6 @@
 package md
 
 import (
-	"context"
 	"mime"
 	"strings"
 	"sync"
@@ -39,7 +38,7 @@ func putBuf(b *buffer) {
 
 // stat looks an entry up for a request.
 func (s *Server) stat(ctx *fasthttp.RequestCtx, path string) (*shoal.Entry, error) {
-	return s.cat.Stat(context.Context(ctx), path)
+	return s.cat.Stat(s.base, path)
 }
 
 // handleHead answers HEAD: the headers GET would send, no body. This is
