@@ -2,6 +2,7 @@ package bench
 
 import (
 	"io"
+	"math"
 	"net"
 	"time"
 
@@ -68,7 +69,7 @@ func NewCeilingServer(bodySize int) *fasthttp.Server {
 		Handler:                      CeilingHandler(bodySize),
 		Name:                         "shoal-ceiling",
 		StreamRequestBody:            true, // PUT bodies are discarded as they arrive, never buffered whole
-		MaxRequestBodySize:           1 << 40,
+		MaxRequestBodySize:           math.MaxInt,
 		ReadTimeout:                  2 * time.Minute,
 		IdleTimeout:                  2 * time.Minute,
 		NoDefaultContentType:         true,

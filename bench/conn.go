@@ -25,6 +25,7 @@ type conn struct {
 	timeout time.Duration
 
 	c        net.Conn
+	io       io.ReadWriter // c, or raw system calls on it (rawio_linux.go)
 	br       *bufio.Reader
 	wbuf     []byte
 	deadline time.Time
@@ -63,10 +64,11 @@ func (c *conn) dial() error {
 		nc = tc
 	}
 	c.c = nc
+	c.io = newRawIO(nc)
 	if c.br == nil {
-		c.br = bufio.NewReaderSize(nc, connBufSize)
+		c.br = bufio.NewReaderSize(c.io, connBufSize)
 	} else {
-		c.br.Reset(nc)
+		c.br.Reset(c.io)
 	}
 	c.deadline = time.Time{}
 	return nil
@@ -100,21 +102,21 @@ func (c *conn) roundTrip(head, body []byte, stream io.Reader, bodyLen int64, isH
 func (c *conn) write(head, body []byte, stream io.Reader, bodyLen int64) error {
 	if stream == nil && len(head)+len(body) <= cap(c.wbuf) {
 		c.wbuf = append(append(c.wbuf[:0], head...), body...)
-		_, err := c.c.Write(c.wbuf)
+		_, err := c.io.Write(c.wbuf)
 		return err
 	}
-	if _, err := c.c.Write(head); err != nil {
+	if _, err := c.io.Write(head); err != nil {
 		return err
 	}
 	if stream == nil {
-		_, err := c.c.Write(body)
+		_, err := c.io.Write(body)
 		return err
 	}
 	buf := c.wbuf[:cap(c.wbuf)]
 	for sent := int64(0); sent < bodyLen; {
 		k, err := stream.Read(buf)
 		if k > 0 {
-			if _, werr := c.c.Write(buf[:k]); werr != nil {
+			if _, werr := c.io.Write(buf[:k]); werr != nil {
 				return werr
 			}
 			sent += int64(k)
