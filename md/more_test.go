@@ -3,10 +3,13 @@ package md
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
 	"shoal"
+	"shoal/wire"
 )
 
 // TestAutoMode: GETs are redirected unless the User-Agent is one known
@@ -68,5 +71,37 @@ func TestNoDataServer(t *testing.T) {
 	servers, _ := e.db.Servers(context.Background())
 	if servers[0].State != shoal.ServerReadOnly {
 		t.Errorf("heartbeat reset the state to %s", servers[0].State)
+	}
+}
+
+func TestLimitsAndInternal(t *testing.T) {
+	e := newEnv(t, DataProxy, func(o *Options) { o.MaxPutBody = 50000 })
+	e.do("MKCOL", "/d", nil, nil)
+	before := e.snapshot()
+	e.do("PUT", "/big", nil, bytes.Repeat([]byte("x"), 50001)).want(t, "PUT over MaxPutBody", 413, "larger than")
+	e.do("DELETE", "/d/%23frag", nil, nil).want(t, "escaped # is a name", 404, "")
+	c, br := rawConn(t, e.url)
+	fmt.Fprintf(c, "DELETE /d/#frag HTTP/1.1\r\nHost: x\r\n\r\n")
+	res, err := http.ReadResponse(br, nil)
+	c.Close()
+	if err != nil || res.StatusCode != 400 {
+		t.Errorf("DELETE with a fragment: %v %v", res, err)
+	}
+	// Signed internal calls with bad bodies.
+	cl := wire.NewClient(e.url, e.keys)
+	if st, err := cl.Call(wire.PathCommit, map[string]any{"upload": "nope", "adler32": "zz"}, nil); st != 400 {
+		t.Errorf("commit with a bad checksum: %d %v", st, err)
+	}
+	if st, err := cl.Call(wire.PathCommit, wire.CommitRequest{Upload: "nope", Adler32: "00000001"}, nil); st != 404 {
+		t.Errorf("commit of an unknown upload: %d %v", st, err)
+	}
+	if st, err := cl.Call(wire.PathHeartbeat, wire.Heartbeat{}, nil); st != 400 {
+		t.Errorf("heartbeat without id: %d %v", st, err)
+	}
+	if st, err := cl.Call("/.shoal/nothing", struct{}{}, nil); st != 404 {
+		t.Errorf("unknown internal path: %d %v", st, err)
+	}
+	if e.snapshot() != before {
+		t.Error("refused requests changed something")
 	}
 }

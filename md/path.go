@@ -15,7 +15,13 @@ import (
 // internal prefix. trailing reports a trailing slash: it addresses the same
 // entry, so callers use it only to name collections.
 func requestPath(ctx *fasthttp.RequestCtx) (clean string, trailing bool, err error) {
-	raw := ctx.Request.URI().PathOriginal()
+	uri := ctx.Request.URI()
+	if len(uri.Hash()) > 0 {
+		// A fragment is never sent by a correct client; ignoring it would
+		// make DELETE /dir/#frag delete /dir.
+		return "", false, shoal.Errorf("path", shoal.KindInvalid, "fragment in request URI")
+	}
+	raw := uri.PathOriginal()
 	if i := indexByte(raw, '?'); i >= 0 {
 		raw = raw[:i]
 	}
