@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -20,6 +21,9 @@ import (
 type mysqlDialect struct{}
 
 func (mysqlDialect) name() string { return "mysql" }
+
+// dialTimeout bounds connecting to the MySQL server.
+const dialTimeout = 5 * time.Second
 
 // parseMySQLDSN reads "USER:PASS@HOST:PORT/DB[?socket=PATH]" or
 // "USER:PASS@unix(PATH)/DB" (the part after "mysql://").
@@ -81,6 +85,9 @@ func parseMySQLDSN(target string) (*mysql.Config, error) {
 	// instead of prepare+execute+close for every query.
 	cfg.InterpolateParams = true
 	cfg.ClientFoundRows = true
+	// A host that drops packets must not hold a request for the kernel's
+	// connect timeout (minutes): md answers 503 and the client retries.
+	cfg.Timeout = dialTimeout
 	return cfg, nil
 }
 
@@ -224,7 +231,7 @@ func (mysqlDialect) migrations() [][]string {
 			not_before_ns BIGINT NOT NULL,
 			KEY garbage_server_due (server, not_before_ns)
 		)` + tail,
-	}}
+	}, mysqlPoolsV2}
 }
 
 // readCommitted sets each new connection's isolation level with a

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,12 +25,13 @@ const (
 )
 
 type mariaServer struct {
-	port int
-	dir  string
-	cmd  *exec.Cmd
-	done chan error // receives the exit status once
-	err  error      // why it could not start; reported to every test
-	skip bool       // err is a missing tool, not a failure
+	daemon string // path of mariadbd
+	port   int
+	dir    string
+	cmd    *exec.Cmd
+	done   chan error // receives the exit status once
+	err    error      // why it could not start; reported to every test
+	skip   bool       // err is a missing tool, not a failure
 }
 
 var (
@@ -88,62 +90,76 @@ func findTool(name string) (string, error) {
 
 func startMariaDB() *mariaServer {
 	s := &mariaServer{}
-	daemon, err := findTool("mariadbd")
-	if err != nil {
-		s.err, s.skip = err, true
+	if s.err, s.skip = s.install(); s.err != nil {
 		return s
 	}
-	install, err := findTool("mariadb-install-db")
-	if err != nil {
-		s.err, s.skip = err, true
-		return s
-	}
-	if s.dir, err = os.MkdirTemp("", "shoal-mariadb-"); err != nil {
-		s.err = err
-		return s
-	}
-	data := filepath.Join(s.dir, "data")
-	out, err := exec.Command(install, "--no-defaults", "--auth-root-authentication-method=normal",
-		"--datadir="+data, "--user=root", "--skip-test-db").CombinedOutput()
-	if err != nil {
-		s.err = fmt.Errorf("mariadb-install-db: %v\n%s", err, out)
-		os.RemoveAll(s.dir)
-		return s
-	}
-	sock := filepath.Join(s.dir, "mariadb.sock")
+	var err error
 	for attempt := 0; attempt < 3; attempt++ {
 		if s.port, err = FreePort(); err != nil {
 			s.err = err
 			return s
 		}
-		s.cmd = exec.Command(daemon, "--no-defaults", "--user=root",
-			"--datadir="+data, "--socket="+sock, "--pid-file="+filepath.Join(s.dir, "mariadb.pid"),
-			"--bind-address=127.0.0.1", fmt.Sprintf("--port=%d", s.port),
-			"--log-error="+filepath.Join(s.dir, "error.log"),
-			"--skip-name-resolve", "--skip-log-bin",
-			"--innodb-buffer-pool-size=64M", "--innodb-log-file-size=16M",
-			"--innodb-flush-log-at-trx-commit=1", // honest durability, as in production
-			"--max-connections=500")
-		s.cmd.SysProcAttr = childAttr()
-		if err = s.cmd.Start(); err != nil {
-			s.err = err
-			return s
-		}
-		exited := make(chan error, 1)
-		cmd := s.cmd
-		go func() { exited <- cmd.Wait() }()
-		s.done = exited
-		if err = s.setup(sock, exited); err == nil {
+		if err = s.launch(); err == nil {
 			atExit(s.stop)
 			return s
 		}
-		s.cmd.Process.Kill()
-		<-exited
 	}
-	log, _ := os.ReadFile(filepath.Join(s.dir, "error.log"))
-	s.err = fmt.Errorf("mariadbd did not start: %v\n%s", err, tail(string(log), 2000))
+	s.err = err
 	os.RemoveAll(s.dir)
 	return s
+}
+
+// install finds the tools and creates a fresh datadir; skip says the
+// error is a missing tool.
+func (s *mariaServer) install() (err error, skip bool) {
+	if s.daemon, err = findTool("mariadbd"); err != nil {
+		return err, true
+	}
+	install, err := findTool("mariadb-install-db")
+	if err != nil {
+		return err, true
+	}
+	if s.dir, err = os.MkdirTemp("", "shoal-mariadb-"); err != nil {
+		return err, false
+	}
+	out, err := exec.Command(install, "--no-defaults", "--auth-root-authentication-method=normal",
+		"--datadir="+filepath.Join(s.dir, "data"), "--user=root", "--skip-test-db").CombinedOutput()
+	if err != nil {
+		os.RemoveAll(s.dir)
+		return fmt.Errorf("mariadb-install-db: %v\n%s", err, out), false
+	}
+	return nil, false
+}
+
+// launch starts mariadbd on s.port over s.dir and waits until it
+// answers; on failure the process is gone and the error log's tail is in
+// the error.
+func (s *mariaServer) launch() error {
+	sock := filepath.Join(s.dir, "mariadb.sock")
+	s.cmd = exec.Command(s.daemon, "--no-defaults", "--user=root",
+		"--datadir="+filepath.Join(s.dir, "data"), "--socket="+sock, "--pid-file="+filepath.Join(s.dir, "mariadb.pid"),
+		"--bind-address=127.0.0.1", fmt.Sprintf("--port=%d", s.port),
+		"--log-error="+filepath.Join(s.dir, "error.log"),
+		"--skip-name-resolve", "--skip-log-bin",
+		"--innodb-buffer-pool-size=64M", "--innodb-log-file-size=16M",
+		"--innodb-flush-log-at-trx-commit=1", // honest durability, as in production
+		"--max-connections=500")
+	s.cmd.SysProcAttr = childAttr()
+	if err := s.cmd.Start(); err != nil {
+		return err
+	}
+	exited := make(chan error, 1)
+	cmd := s.cmd
+	go func() { exited <- cmd.Wait() }()
+	s.done = exited
+	if err := s.setup(sock, exited); err != nil {
+		s.cmd.Process.Kill()
+		<-exited
+		s.cmd = nil
+		log, _ := os.ReadFile(filepath.Join(s.dir, "error.log"))
+		return fmt.Errorf("mariadbd did not start: %v\n%s", err, tail(string(log), 2000))
+	}
+	return nil
 }
 
 // setup waits for the server's socket, then creates the test user with
@@ -185,16 +201,23 @@ func (s *mariaServer) setup(sock string, exited chan error) error {
 }
 
 func (s *mariaServer) stop() {
+	s.halt()
+	os.RemoveAll(s.dir)
+}
+
+// halt stops mariadbd cleanly (SIGTERM; SIGKILL after 30 s) and keeps
+// its datadir.
+func (s *mariaServer) halt() {
 	if s.cmd != nil && s.cmd.Process != nil {
-		s.cmd.Process.Signal(os.Interrupt)
+		s.cmd.Process.Signal(syscall.SIGTERM) // mariadbd shuts down cleanly on TERM
 		select {
 		case <-s.done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(30 * time.Second):
 			s.cmd.Process.Kill()
 			<-s.done
 		}
 	}
-	os.RemoveAll(s.dir)
+	s.cmd = nil
 }
 
 func tail(s string, n int) string {

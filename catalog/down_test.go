@@ -1,0 +1,140 @@
+package catalog_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"shoal"
+	"shoal/catalog"
+	"shoal/internal/testsvc"
+)
+
+// treeOf lists the whole namespace: one line per entry with what a
+// client can see of it, and its dead properties.
+func treeOf(t *testing.T, c shoal.Catalog) string {
+	t.Helper()
+	ctx := context.Background()
+	var lines []string
+	var walk func(dir string)
+	walk = func(dir string) {
+		es, err := c.List(ctx, dir)
+		if err != nil {
+			t.Fatalf("List %s: %v", dir, err)
+		}
+		for _, e := range es {
+			props, err := c.Props(ctx, e.Path)
+			if err != nil {
+				t.Fatalf("Props %s: %v", e.Path, err)
+			}
+			lines = append(lines, fmt.Sprintf("%s dir=%v size=%d v=%d inline=%q props=%v", e.Path, e.IsDir, e.Size, e.Version, e.Inline, props))
+			if e.IsDir {
+				walk(e.Path)
+			}
+		}
+	}
+	walk("/")
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+// With its MariaDB stopped, every catalog call fails with KindUnavailable
+// (md: 503 + Retry-After), never KindOther, and changes nothing; when the
+// server is back, the same *DB works again without being reopened (no
+// prepared statement or pooled connection stays pinned to the dead
+// server).
+func TestMariaDBDownIsUnavailable(t *testing.T) {
+	maria := testsvc.StartMariaDB(t)
+	db, err := catalog.Open(context.Background(), catalog.Options{DSN: maria.DSN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	now := time.Now()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = db.Mkdir(ctx, "/d", now)
+	must(err)
+	_, err = db.Mkdir(ctx, "/d/sub", now)
+	must(err)
+	_, err = db.PutInline(ctx, "/d/sub/f", []byte("hello"), shoal.Sums{}, now, false, now)
+	must(err)
+	_, err = db.PutInline(ctx, "/g", []byte("world"), shoal.Sums{}, now, false, now)
+	must(err)
+	must(db.PatchProps(ctx, "/g", []shoal.Prop{{Space: "urn:x", Name: "a", Value: "1"}}, nil))
+	must(db.PutServer(ctx, &shoal.Server{ID: "s1", URL: "http://127.0.0.1:1", Pool: "default", State: shoal.ServerActive, Free: 1, Total: 2, LastSeen: now}))
+	// Fill the pool with idle connections that will all be dead.
+	for range 20 {
+		go db.Stat(ctx, "/d/sub/f")
+	}
+	before := treeOf(t, db)
+
+	maria.Stop()
+	calls := []struct {
+		name string
+		fn   func(ctx context.Context) error
+	}{
+		{"Stat", func(ctx context.Context) error { _, err := db.Stat(ctx, "/d/sub/f"); return err }},
+		{"Stat missing", func(ctx context.Context) error { _, err := db.Stat(ctx, "/nope/x"); return err }},
+		{"List", func(ctx context.Context) error { _, err := db.List(ctx, "/d"); return err }},
+		{"Mkdir", func(ctx context.Context) error { _, err := db.Mkdir(ctx, "/new", now); return err }},
+		{"PutInline", func(ctx context.Context) error {
+			_, err := db.PutInline(ctx, "/d/sub/f", []byte("changed"), shoal.Sums{}, now, false, now)
+			return err
+		}},
+		{"Remove", func(ctx context.Context) error { return db.Remove(ctx, "/d", now) }},
+		{"Move", func(ctx context.Context) error { _, err := db.Move(ctx, "/d", "/e", false, now); return err }},
+		{"Copy", func(ctx context.Context) error { _, err := db.Copy(ctx, "/d", "/c", false, now); return err }},
+		{"Props", func(ctx context.Context) error { _, err := db.Props(ctx, "/g"); return err }},
+		{"PatchProps", func(ctx context.Context) error {
+			return db.PatchProps(ctx, "/g", []shoal.Prop{{Space: "urn:x", Name: "b", Value: "2"}}, nil)
+		}},
+		{"BeginUpload", func(ctx context.Context) error {
+			return db.BeginUpload(ctx, &shoal.Upload{ID: "u1", Path: "/up", Servers: []string{"s1"}, Object: "o1",
+				Layout: shoal.DefaultLayout, Expires: now.Add(time.Hour)})
+		}},
+		{"ExpireUploads", func(ctx context.Context) error { _, err := db.ExpireUploads(ctx, now); return err }},
+		{"Servers", func(ctx context.Context) error { _, err := db.Servers(ctx); return err }},
+		{"PutServer", func(ctx context.Context) error {
+			return db.PutServer(ctx, &shoal.Server{ID: "s2", URL: "http://127.0.0.1:2", Pool: "default", State: shoal.ServerActive, LastSeen: now})
+		}},
+		{"Garbage", func(ctx context.Context) error { _, err := db.Garbage(ctx, "s1", now, 10); return err }},
+		{"Usage", func(ctx context.Context) error { _, _, err := db.Usage(ctx, "/"); return err }},
+	}
+	for _, c := range calls {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := c.fn(cctx)
+		cancel()
+		if !shoal.IsKind(err, shoal.KindUnavailable) {
+			t.Errorf("%s with MariaDB stopped = %v (kind %v), want KindUnavailable", c.name, err, shoal.KindOf(err))
+		}
+	}
+	// A context that ends while the server is gone is KindUnavailable too.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := db.Stat(cctx, "/g"); !shoal.IsKind(err, shoal.KindUnavailable) {
+		t.Errorf("Stat with a cancelled context = %v, want KindUnavailable", err)
+	}
+
+	maria.Start()
+	if after := treeOf(t, db); after != before {
+		t.Errorf("failed calls changed the namespace:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	if _, err := db.Mkdir(ctx, "/new", now); err != nil {
+		t.Errorf("Mkdir after restart: %v", err)
+	}
+	if _, err := db.Move(ctx, "/d", "/e", false, now); err != nil {
+		t.Errorf("Move after restart: %v", err)
+	}
+	if e, err := db.Stat(ctx, "/e/sub/f"); err != nil || string(e.Inline) != "hello" {
+		t.Errorf("Stat after restart = %v, %v", e, err)
+	}
+}
