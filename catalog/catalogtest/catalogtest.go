@@ -45,6 +45,8 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"ConcurrentMkdir", testConcurrentMkdir},
 		{"ConcurrentCreateOnly", testConcurrentCreateOnly},
 		{"ConcurrentFinishUpload", testConcurrentFinish},
+		{"Pools", testPools},
+		{"ReplaceReplica", testReplaceReplica},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
