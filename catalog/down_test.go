@@ -77,7 +77,6 @@ func TestMariaDBDownIsUnavailable(t *testing.T) {
 	}
 	before := treeOf(t, db)
 
-	maria.Stop()
 	calls := []struct {
 		name string
 		fn   func(ctx context.Context) error
@@ -109,6 +108,24 @@ func TestMariaDBDownIsUnavailable(t *testing.T) {
 		{"Garbage", func(ctx context.Context) error { _, err := db.Garbage(ctx, "s1", now, 10); return err }},
 		{"Usage", func(ctx context.Context) error { _, _, err := db.Usage(ctx, "/"); return err }},
 	}
+	// A hung server: every call ends with its context's deadline, as
+	// KindUnavailable.
+	maria.Pause()
+	for _, c := range calls {
+		cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		err := c.fn(cctx)
+		cancel()
+		if !shoal.IsKind(err, shoal.KindUnavailable) {
+			t.Errorf("%s with MariaDB hung = %v (kind %v), want KindUnavailable", c.name, err, shoal.KindOf(err))
+		}
+	}
+	maria.Resume()
+	if after := treeOf(t, db); after != before {
+		t.Errorf("calls that timed out changed the namespace:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+
+	// A stopped server: connections refused.
+	maria.Stop()
 	for _, c := range calls {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		err := c.fn(cctx)

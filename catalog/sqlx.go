@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"syscall"
@@ -58,6 +59,11 @@ func (db *DB) inTx(ctx context.Context, op, path string, fn func(t *tx) error) e
 		if db.d.classify(err) != errRetry || ctx.Err() != nil {
 			break
 		}
+	}
+	if ctx.Err() != nil {
+		// database/sql rolls back a transaction whose context ended and
+		// then reports sql.ErrTxDone, which names no cause.
+		return shoal.E(op, path, shoal.KindUnavailable, errors.Join(ctx.Err(), err))
 	}
 	return db.fail(op, path, err)
 }
@@ -113,7 +119,8 @@ func isNetErr(err error) bool {
 		return true
 	}
 	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.ErrUnexpectedEOF) {
 		return true
 	}
 	return strings.Contains(err.Error(), "sql: database is closed")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -80,5 +81,20 @@ func (p *MariaDBProcess) Start() {
 	}
 	if err := p.s.launch(); err != nil {
 		p.t.Fatalf("restarting mariadb on port %d: %v", p.Port, err)
+	}
+}
+
+// Pause freezes mariadbd (SIGSTOP): connections stay open but nothing
+// answers, as with a hung server or a network that drops packets.
+func (p *MariaDBProcess) Pause() { p.signal(syscall.SIGSTOP) }
+
+// Resume undoes Pause (SIGCONT).
+func (p *MariaDBProcess) Resume() { p.signal(syscall.SIGCONT) }
+
+func (p *MariaDBProcess) signal(sig syscall.Signal) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.s.cmd != nil {
+		p.s.cmd.Process.Signal(sig)
 	}
 }

@@ -1,0 +1,88 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"shoal/internal/testsvc"
+)
+
+// With its MariaDB stopped, a real `shoal md` answers every namespace
+// request 503 with Retry-After, and none of them changes anything; when
+// MariaDB is back the same md process serves again (no restart).
+func TestMDMariaDBDown(t *testing.T) {
+	maria := testsvc.StartMariaDB(t)
+	secret := writeSecret(t, "k1 0123456789abcdef0123456789abcdef\n")
+	// No cache tier: every request reaches SQL.
+	md := startMD(t, maria.DSN, "", secret, []string{"SHOAL_CACHE_L1=off", "SHOAL_MD_DATA_MODE=proxy"})
+	u := md.URL
+	for _, r := range []struct{ method, path, body string }{
+		{"MKCOL", "/d/", ""}, {"MKCOL", "/d/sub/", ""}, {"PUT", "/d/f", "first"}, {"PUT", "/d/sub/g", "second"},
+	} {
+		if got := do(r.method, u+r.path, r.body); got.status != 201 {
+			t.Fatalf("%s %s = %v", r.method, r.path, got)
+		}
+	}
+	snapshot := func() string {
+		var b strings.Builder
+		for _, dir := range []string{"/", "/d/", "/d/sub/"} {
+			got := do("PROPFIND", u+dir, "", "Depth", "1")
+			if got.status != 207 {
+				t.Fatalf("PROPFIND %s = %v", dir, got)
+			}
+			b.WriteString(got.body)
+		}
+		for _, f := range []string{"/d/f", "/d/sub/g"} {
+			got := do("GET", u+f, "")
+			b.WriteString(f + "=" + got.String() + "\n")
+		}
+		return b.String()
+	}
+	before := snapshot()
+
+	maria.Stop()
+	for _, r := range []struct {
+		method, path, body string
+		header             []string
+	}{
+		{"HEAD", "/d/f", "", nil},
+		{"HEAD", "/nope", "", nil},
+		{"GET", "/d/f", "", nil},
+		{"PROPFIND", "/d/", "", []string{"Depth", "1"}},
+		{"PUT", "/d/new", "x", nil},
+		{"PUT", "/d/f", "overwritten", nil},
+		{"PUT", "/d/f2", "x", []string{"If-None-Match", "*"}},
+		{"MKCOL", "/e/", "", nil},
+		{"DELETE", "/d/", "", nil},
+		{"MOVE", "/d/", "", []string{"Destination", u + "/moved/"}},
+		{"COPY", "/d/", "", []string{"Destination", u + "/copied/"}},
+		{"PROPPATCH", "/d/f", `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:z"><D:set><D:prop><Z:a>1</Z:a></D:prop></D:set></D:propertyupdate>`, nil},
+	} {
+		got := do(r.method, u+r.path, r.body, r.header...)
+		if got.status != 503 || got.header.Get("Retry-After") == "" {
+			t.Errorf("%s %s with MariaDB stopped = %v (Retry-After %q), want 503 with Retry-After",
+				r.method, r.path, got, got.header.Get("Retry-After"))
+		}
+	}
+	if got := do("GET", u+"/.shoal/healthz", ""); got.status != 503 {
+		t.Errorf("healthz with MariaDB stopped = %v, want 503", got)
+	}
+
+	maria.Start()
+	if after := snapshot(); after != before {
+		t.Errorf("requests refused while MariaDB was down changed the namespace:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	for _, r := range []struct{ method, path, body string }{
+		{"MKCOL", "/e/", ""}, {"PUT", "/d/new", "x"},
+	} {
+		if got := do(r.method, u+r.path, r.body); got.status != 201 {
+			t.Errorf("%s %s after MariaDB restarted = %v, want 201", r.method, r.path, got)
+		}
+	}
+	if got := do("HEAD", u+"/d/new", ""); got.status != 200 {
+		t.Errorf("HEAD /d/new after restart = %v", got)
+	}
+	if got := do("GET", u+"/.shoal/healthz", ""); got.status != 200 {
+		t.Errorf("healthz after restart = %v, want 200", got)
+	}
+}
