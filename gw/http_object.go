@@ -48,7 +48,7 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 		fail(ctx, err)
 		return
 	}
-	store, err := New(Options{K: req.layout.K, M: req.layout.M, StripeSize: s.opts.StripeSize, Shards: shards})
+	store, err := s.storeFor(req.layout, shards)
 	if err != nil {
 		fail(ctx, err)
 		return
@@ -70,7 +70,7 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 // servePut encodes the body onto the shard servers and, with an upload id,
 // commits one replica per shard to md and relays md's answer; a failed
 // commit removes the shards.
-func (s *Server) servePut(ctx *fasthttp.RequestCtx, store *Store, id string, req request) {
+func (s *Server) servePut(ctx *fasthttp.RequestCtx, store layoutStore, id string, req request) {
 	const op = "gw.PUT"
 	if req.upload != "" && s.md == nil {
 		fail(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no md to commit to"))
@@ -107,7 +107,11 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, store *Store, id string, req
 		MTime:   w.Info.ModTime.UnixNano(),
 	}
 	for i, sh := range w.Shards {
-		commit.Replicas = append(commit.Replicas, wire.Replica{Server: req.servers[i], Object: id, Shard: i, Size: sh.Size, Sum: sh.Adler32})
+		shard := i
+		if req.layout.Kind == shoal.LayoutReplica {
+			shard = 0 // full copies, not shards
+		}
+		commit.Replicas = append(commit.Replicas, wire.Replica{Server: req.servers[i], Object: id, Shard: shard, Size: sh.Size, Sum: sh.Adler32})
 	}
 	var reply wire.CommitReply
 	status, err := s.md.Call(wire.PathCommit, commit, &reply)
@@ -166,7 +170,7 @@ func (e *exactReader) Read(p []byte) (int, error) {
 // serveGet answers GET and HEAD: the whole object or one range (206). A
 // malformed Range header, or one with several ranges, is ignored and the
 // whole object served (RFC 7233 §3.1 allows it).
-func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store *Store, id string) {
+func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store layoutStore, id string) {
 	obj, err := store.Open(ctx, id)
 	if err != nil {
 		fail(ctx, err)

@@ -50,8 +50,8 @@ type request struct {
 
 // verifyQuery checks a gw URL's query for method on object. A HEAD may use
 // a URL signed for GET. Bad or missing signature: KindPermission (403);
-// a layout that is not EC or a server list of the wrong length:
-// KindInvalid.
+// a server list of the wrong length for the layout (ec:K+M, or replica:N
+// for md's mirrored writes): KindInvalid.
 func verifyQuery(keys *sign.Keys, method, object string, get func(string) string, now time.Time) (request, error) {
 	const op = "gw.verify"
 	expS, kid, sig := get(sign.ParamExpiry), get(sign.ParamKeyID), get(sign.ParamSig)
@@ -74,9 +74,6 @@ func verifyQuery(keys *sign.Keys, method, object string, get func(string) string
 	}
 	if r.layout, err = shoal.ParseLayout(layoutS); err != nil {
 		return request{}, err
-	}
-	if r.layout.Kind != shoal.LayoutEC {
-		return request{}, shoal.Errorf(op, shoal.KindInvalid, "gw serves ec:K+M layouts, not %s", r.layout)
 	}
 	r.servers = strings.Split(srv, ",")
 	if len(r.servers) != r.layout.Width() {

@@ -48,8 +48,8 @@ func Fsck(ctx context.Context, cat shoal.Catalog, store func(shoal.Server) shoal
 	}
 	sort.Slice(servers, func(i, j int) bool { return servers[i].ID < servers[j].ID })
 	for _, sv := range servers {
-		if sv.State == shoal.ServerRetired {
-			continue
+		if sv.State == shoal.ServerRetired || sv.Pool == GatewayPool {
+			continue // gws hold no data: their shards are on data servers
 		}
 		rep.Servers++
 		type want struct {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"html"
 	"io"
-	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -91,45 +90,46 @@ func (s *Server) getInline(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 	ctx.SetBody(e.Inline[r.start : r.end+1])
 }
 
-// signedGet picks a replica and signs a GET URL for it.
-func (s *Server) signedGet(ctx *fasthttp.RequestCtx, e *shoal.Entry) (string, error) {
-	sv, rep, err := s.placement.forRead(s.base, e)
-	if err != nil {
-		return "", err
-	}
-	return s.keys.URL(sv.URL, fasthttp.MethodGet, rep.Object, "", time.Now().Add(s.opts.URLTTL)), nil
-}
-
 // getRedirect sends the client to a data server with a signed URL that
 // carries its own credential.
 func (s *Server) getRedirect(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
-	u, err := s.signedGet(ctx, e)
+	urls, err := s.readURLs(s.base, e)
 	if err != nil {
 		writeError(ctx, err)
 		return
 	}
 	s.setEntryHeaders(ctx, e)
-	ctx.Response.Header.Set("Location", u)
+	ctx.Response.Header.Set("Location", urls[0])
 	ctx.SetStatusCode(fasthttp.StatusFound)
 }
 
 // getProxy streams the file from a data server, passing Range through.
 func (s *Server) getProxy(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
-	u, err := s.signedGet(ctx, e)
+	urls, err := s.readURLs(s.base, e)
 	if err != nil {
 		writeError(ctx, err)
 		return
 	}
 	req := fasthttp.AcquireRequest()
-	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
-	req.SetRequestURI(u)
-	req.Header.SetMethod(fasthttp.MethodGet)
-	if rg := ctx.Request.Header.PeekBytes(hdrRange); len(rg) > 0 {
-		req.Header.SetBytesKV(hdrRange, rg)
-	}
-	if err := s.client.Do(req, resp); err != nil {
+	var resp *fasthttp.Response
+	// A replica whose server died since its last heartbeat refuses the
+	// connection: the next live replica serves the read.
+	for _, u := range urls {
+		req.Reset()
+		req.SetRequestURI(u)
+		req.Header.SetMethod(fasthttp.MethodGet)
+		if rg := ctx.Request.Header.PeekBytes(hdrRange); len(rg) > 0 {
+			req.Header.SetBytesKV(hdrRange, rg)
+		}
+		resp = fasthttp.AcquireResponse()
+		if err = s.client.Do(req, resp); err == nil {
+			break
+		}
 		fasthttp.ReleaseResponse(resp)
+		resp = nil
+	}
+	if resp == nil {
 		writeError(ctx, shoal.E("GET", e.Path, shoal.KindUnavailable, err))
 		return
 	}

@@ -2,7 +2,6 @@ package md
 
 import (
 	"context"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -60,59 +59,6 @@ func (p *placement) invalidate() {
 	p.mu.Lock()
 	p.byID = nil
 	p.mu.Unlock()
-}
-
-// forWrite picks one live active server, weighted by free space.
-// KindInsufficient if there is none.
-func (p *placement) forWrite(ctx context.Context) (*shoal.Server, error) {
-	servers, _, err := p.list(ctx)
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now()
-	var total float64
-	var live []*shoal.Server
-	for i := range servers {
-		sv := &servers[i]
-		if sv.State == shoal.ServerActive && sv.Live(now, p.ttl) && sv.Free > 0 {
-			live = append(live, sv)
-			total += float64(sv.Free)
-		}
-	}
-	if len(live) == 0 {
-		return nil, shoal.Errorf("placement", shoal.KindInsufficient, "no live data server with free space")
-	}
-	r := rand.Float64() * total
-	for _, sv := range live {
-		r -= float64(sv.Free)
-		if r < 0 {
-			return sv, nil
-		}
-	}
-	return live[len(live)-1], nil
-}
-
-// forRead picks a random replica of e on a live server that is not
-// retired. KindUnavailable if none is live.
-func (p *placement) forRead(ctx context.Context, e *shoal.Entry) (*shoal.Server, shoal.Replica, error) {
-	_, byID, err := p.list(ctx)
-	if err != nil {
-		return nil, shoal.Replica{}, err
-	}
-	now := time.Now()
-	n := len(e.Replicas)
-	if n == 0 {
-		return nil, shoal.Replica{}, shoal.Errorf("placement", shoal.KindCorrupt, "file has no replicas")
-	}
-	start := rand.IntN(n)
-	for i := 0; i < n; i++ {
-		r := e.Replicas[(start+i)%n]
-		sv := byID[r.Server]
-		if sv != nil && sv.State != shoal.ServerRetired && sv.Live(now, p.ttl) {
-			return sv, r, nil
-		}
-	}
-	return nil, shoal.Replica{}, shoal.Errorf("placement", shoal.KindUnavailable, "no live data server holds this file")
 }
 
 // quotaAvailable is the free space of live active servers (RFC 4331

@@ -2,7 +2,6 @@ package md
 
 import (
 	"bytes"
-	"context"
 	"crypto/md5"
 	"crypto/rand"
 	"encoding/hex"
@@ -189,29 +188,6 @@ func (s *Server) putInline(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader)
 	} else {
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
 	}
-}
-
-// reserve picks a data server, records the upload and returns the signed
-// PUT URL the body goes to.
-func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
-	sv, err := s.placement.forWrite(s.base)
-	if err != nil {
-		return "", err
-	}
-	now := time.Now()
-	u := &shoal.Upload{
-		ID:         randomHex(),
-		Path:       p.path,
-		Servers:    []string{sv.ID},
-		Object:     randomHex(),
-		Layout:     shoal.DefaultLayout,
-		CreateOnly: p.createOnly,
-		Expires:    now.Add(s.opts.URLTTL + s.opts.UploadTTL),
-	}
-	if err := s.cat.BeginUpload(s.base, u); err != nil {
-		return "", err
-	}
-	return s.keys.URL(sv.URL, fasthttp.MethodPut, u.Object, u.ID, now.Add(s.opts.URLTTL)), nil
 }
 
 // putProxy streams the body to a data server and relays its answer, which
