@@ -53,7 +53,9 @@ func (s *Server) handleInternal(ctx *fasthttp.RequestCtx, path string) {
 	case PathAdminServers:
 		s.adminServers(ctx)
 	default:
-		fail(ctx, op, shoal.KindNotFound, "no such internal endpoint")
+		if !s.handleAdminOps(ctx, path, body) {
+			fail(ctx, op, shoal.KindNotFound, "no such internal endpoint")
+		}
 	}
 }
 

@@ -53,6 +53,10 @@ func (s *Server) handleProppatch(ctx *fasthttp.RequestCtx) {
 	}
 	if len(protected) == 0 {
 		set, remove := collapse(ops)
+		if err := s.patchPool(e, set); err != nil {
+			writeError(ctx, err)
+			return
+		}
 		if err := s.cat.PatchProps(s.base, path, set, remove); err != nil {
 			writeError(ctx, err)
 			return

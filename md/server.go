@@ -60,6 +60,12 @@ type Options struct {
 	// garbage after it. 0 means DefaultUploadTTL.
 	UploadTTL time.Duration
 
+	// AllowPoolProppatch lets any client that may PROPPATCH map a
+	// collection to a pool with the shoal:pool property (there is no user
+	// authentication yet, so it is off by default; `shoal admin pool set`
+	// always works).
+	AllowPoolProppatch bool
+
 	// Store opens a data server's BlobStore for fsck; nil means
 	// diskserver/remote over the server's URL.
 	Store func(shoal.Server) shoal.BlobStore

@@ -1,0 +1,175 @@
+package md
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"shoal"
+	"shoal/gw"
+)
+
+// DrainReport is what Drain did.
+type DrainReport struct {
+	Server   string           `json:"server"`
+	Moved    int              `json:"moved"`    // replicas and shards moved off
+	Passes   int              `json:"passes"`   // walks over the server's replicas
+	Left     int              `json:"left"`     // replica rows still on it at the end
+	State    string           `json:"state"`    // retired when it holds nothing, else draining
+	Problems []ProblemReplica `json:"problems"` // moves that failed
+	Elapsed  string           `json:"elapsed"`
+}
+
+// drainIdle is the pause between passes while only uploads begun before
+// the drain are still pending on the server.
+const drainIdle = 200 * time.Millisecond
+
+// Drain marks the server draining (no new writes; reads go on), moves
+// every replica and shard on it to other live servers of its pool (each
+// move a copy, then the catalog row changes atomically and the old object
+// goes to the garbage queue after the URL grace, so reads in flight finish)
+// and, once nothing is left (uploads begun before the drain included),
+// marks it retired. The server's garbage loop then empties its disks.
+func (s *Server) Drain(ctx context.Context, id string) (DrainReport, error) {
+	start := time.Now()
+	rep := DrainReport{Server: id, Problems: []ProblemReplica{}, State: string(shoal.ServerDraining)}
+	servers, err := s.serverInfo(ctx)
+	if err != nil {
+		return rep, err
+	}
+	sv, ok := servers[id]
+	if !ok {
+		return rep, shoal.Errorf("md.drain", shoal.KindNotFound, "no server %q", id)
+	}
+	if sv.Pool == GatewayPool {
+		return rep, shoal.Errorf("md.drain", shoal.KindInvalid, "%s is a gw: it holds no data", id)
+	}
+	if sv.State != shoal.ServerRetired {
+		if err := s.cat.SetServerState(ctx, id, shoal.ServerDraining); err != nil {
+			return rep, err
+		}
+	}
+	s.placement.invalidate()
+	for ctx.Err() == nil {
+		rep.Passes++
+		servers, err := s.serverInfo(ctx)
+		if err != nil {
+			return rep, err
+		}
+		rows, pending := 0, 0
+		var paths []string
+		seen := map[string]bool{}
+		err = s.cat.WalkReplicas(ctx, id, func(path string, _ shoal.Replica) error {
+			if path == "" {
+				pending++
+			} else if !seen[path] {
+				seen[path] = true
+				rows++
+				paths = append(paths, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return rep, err
+		}
+		rep.Left = rows
+		if rows == 0 && pending == 0 {
+			if err := s.cat.SetServerState(ctx, id, shoal.ServerRetired); err != nil {
+				return rep, err
+			}
+			s.placement.invalidate()
+			rep.State = string(shoal.ServerRetired)
+			break
+		}
+		if rows == 0 {
+			sleep(ctx, drainIdle) // uploads begun before the drain: wait for their commit or expiry
+			continue
+		}
+		failedBefore := len(rep.Problems)
+		for _, path := range paths {
+			e, err := s.cat.Stat(ctx, path)
+			if err != nil || e.IsDir {
+				continue
+			}
+			for _, r := range e.Replicas {
+				if r.Server != id {
+					continue
+				}
+				if err := s.moveOff(ctx, servers, e, r); err != nil {
+					rep.Problems = append(rep.Problems, ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Server: id,
+						Object: r.Object, Shard: r.Shard, Problem: "move failed", Action: shoal.Reason(err)})
+					continue
+				}
+				rep.Moved++
+			}
+		}
+		if len(rep.Problems) > failedBefore && len(rep.Problems)-failedBefore >= rows {
+			break // no progress this pass: report rather than spin
+		}
+	}
+	rep.Elapsed = time.Since(start).Round(time.Millisecond).String()
+	return rep, ctx.Err()
+}
+
+// moveOff moves replica r of e (on a draining server) to another server:
+// a raw copy of the object from the draining server, or, if it cannot be
+// read, from another replica (replica layouts) or rebuilt from the other
+// shards (EC).
+func (s *Server) moveOff(ctx context.Context, servers map[string]shoal.Server, e *shoal.Entry, r shoal.Replica) error {
+	target := s.pickTarget(servers, poolOf(servers, e), e, nil)
+	if target == "" {
+		return shoal.Errorf("md.drain", shoal.KindInsufficient, "no live active server of pool %s holds nothing of %s", poolOf(servers, e), e.Path)
+	}
+	err := s.moveReplica(ctx, servers, e.Path, s.storeOf(servers, r.Server), r, target)
+	if err == nil || rowGone(err) {
+		return nil // moved, or the file changed meanwhile: the next pass sees what is there now
+	}
+	if e.Layout.Kind != shoal.LayoutEC {
+		for _, o := range e.Replicas {
+			if o.Server == r.Server {
+				continue
+			}
+			if err = s.moveReplica(ctx, servers, e.Path, s.storeOf(servers, o.Server), r, target); err == nil {
+				return nil
+			}
+		}
+		return err
+	}
+	st, _, object, err := s.ecStore(servers, e, nil)
+	if err != nil {
+		return err
+	}
+	dst := s.storeOf(servers, target)
+	rr, err := gw.Repair(ctx, st, object, map[int]shoal.BlobStore{r.Shard: dst})
+	if err != nil {
+		return err
+	}
+	for _, rb := range rr.Rebuilt {
+		if rb.Index == r.Shard && !rb.InPlace {
+			nw := shoal.Replica{Server: target, Object: object, Shard: r.Shard, Size: rb.Size, Sum: rb.Adler32}
+			if err := s.replaceReplica(ctx, e.Path, r, nw); err != nil {
+				dst.Remove(context.WithoutCancel(ctx), object)
+				return err
+			}
+			return nil
+		}
+	}
+	return shoal.Errorf("md.drain", shoal.KindUnavailable, "shard %d of %s could not be rebuilt", r.Shard, e.Path)
+}
+
+// rowGone reports a ReplaceReplica that found the file or its replica
+// row gone (overwritten or removed while being moved).
+func rowGone(err error) bool {
+	var se *shoal.Error
+	return errors.As(err, &se) && strings.HasSuffix(se.Op, "ReplaceReplica") && se.Kind == shoal.KindNotFound
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

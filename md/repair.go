@@ -1,0 +1,250 @@
+package md
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"shoal"
+	"shoal/gw"
+)
+
+// RepairReport is what Repair found and did.
+type RepairReport struct {
+	Files    int              `json:"files"`    // files checked
+	Healthy  int              `json:"healthy"`  // with every replica or shard good
+	Repaired int              `json:"repaired"` // made whole
+	Failed   int              `json:"failed"`   // left degraded (see Problems)
+	Problems []ProblemReplica `json:"problems"` // every bad replica or shard, with the action taken
+	Elapsed  string           `json:"elapsed"`
+}
+
+// Repair checks every file (each replica read whole against its adler32;
+// each EC file with gw's Verify) and rebuilds what is missing, corrupt or
+// unreachable: onto another live server of the pool when the old one is
+// unreachable or not active (the catalog row moves there atomically and
+// the old object goes to the garbage queue), in place otherwise.
+func (s *Server) Repair(ctx context.Context) (RepairReport, error) {
+	start := time.Now()
+	rep := RepairReport{Problems: []ProblemReplica{}}
+	paths, err := s.opFiles(ctx, "")
+	if err != nil {
+		return rep, err
+	}
+	servers, err := s.serverInfo(ctx)
+	if err != nil {
+		return rep, err
+	}
+	for _, path := range paths {
+		e, err := s.cat.Stat(ctx, path)
+		if err != nil || e.IsDir || len(e.Replicas) == 0 {
+			continue // gone or changed since the walk
+		}
+		rep.Files++
+		var probs []ProblemReplica
+		var ok bool
+		if e.Layout.Kind == shoal.LayoutEC {
+			probs, ok = s.repairEC(ctx, servers, e)
+		} else {
+			probs, ok = s.repairReplicas(ctx, servers, e)
+		}
+		switch {
+		case len(probs) == 0:
+			rep.Healthy++
+		case ok:
+			rep.Repaired++
+		default:
+			rep.Failed++
+		}
+		rep.Problems = append(rep.Problems, probs...)
+	}
+	rep.Elapsed = time.Since(start).Round(time.Millisecond).String()
+	return rep, ctx.Err()
+}
+
+// poolOf is the pool of a file: that of the servers holding it.
+func poolOf(servers map[string]shoal.Server, e *shoal.Entry) string {
+	for _, r := range e.Replicas {
+		if sv, ok := servers[r.Server]; ok && sv.Pool != "" {
+			return sv.Pool
+		}
+	}
+	return shoal.DefaultPool
+}
+
+// repairReplicas checks each copy and replaces the bad ones from a good
+// one. ok is false if a bad copy remains.
+func (s *Server) repairReplicas(ctx context.Context, servers map[string]shoal.Server, e *shoal.Entry) ([]ProblemReplica, bool) {
+	var good []shoal.Replica
+	var probs []ProblemReplica
+	var bad []int
+	for _, r := range e.Replicas {
+		problem, _ := checkReplica(ctx, s.storeOf(servers, r.Server), r, e.Size, nil)
+		if problem == "" {
+			good = append(good, r)
+			continue
+		}
+		bad = append(bad, len(probs))
+		probs = append(probs, ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Server: r.Server, Object: r.Object, Shard: r.Shard, Problem: problem})
+	}
+	if len(probs) == 0 {
+		return nil, true
+	}
+	if len(good) == 0 {
+		for i := range probs {
+			probs[i].Action = "none: no good copy left"
+		}
+		return probs, false
+	}
+	ok := true
+	src := s.storeOf(servers, good[0].Server)
+	avoid := map[string]bool{}
+	for _, i := range bad {
+		p := &probs[i]
+		old := shoal.Replica{Server: p.Server, Object: p.Object, Shard: p.Shard, Size: e.Size, Sum: e.Sums.Adler32}
+		for _, r := range e.Replicas {
+			if r.Server == p.Server && r.Object == p.Object {
+				old = r
+			}
+		}
+		if target := s.pickTarget(servers, poolOf(servers, e), e, avoid); target != "" {
+			avoid[target] = true
+			if err := s.moveReplica(ctx, servers, e.Path, src, old, target); err != nil {
+				p.Action, ok = "failed: "+shoal.Reason(err), false
+			} else {
+				p.Action = "copied to " + target
+			}
+			continue
+		}
+		// No other server: rewrite in place if the old one answers.
+		dst := s.storeOf(servers, p.Server)
+		if err := dst.Remove(ctx, p.Object); err != nil {
+			p.Action, ok = "failed: no other server and "+shoal.Reason(err), false
+			continue
+		}
+		if _, _, err := copyObject(ctx, src, dst, p.Object, old.Sum); err != nil {
+			p.Action, ok = "failed: "+shoal.Reason(err), false
+			continue
+		}
+		p.Action = "rewritten in place"
+	}
+	return probs, ok
+}
+
+// moveReplica copies old's object from src to target and points the
+// catalog row there; the new copy is removed if the catalog refuses.
+func (s *Server) moveReplica(ctx context.Context, servers map[string]shoal.Server, path string, src shoal.BlobStore, old shoal.Replica, target string) error {
+	dst := s.storeOf(servers, target)
+	info, sums, err := copyObject(ctx, src, dst, old.Object, old.Sum)
+	if err != nil {
+		return err
+	}
+	nw := shoal.Replica{Server: target, Object: old.Object, Shard: old.Shard, Size: info.Size, Sum: sums.Adler32}
+	if err := s.replaceReplica(ctx, path, old, nw); err != nil {
+		dst.Remove(context.WithoutCancel(ctx), old.Object)
+		return err
+	}
+	return nil
+}
+
+func (s *Server) replaceReplica(ctx context.Context, path string, old, nw shoal.Replica) error {
+	rr, ok := s.cat.(shoal.ReplicaReplacer)
+	if !ok {
+		return shoal.Errorf("md.repair", shoal.KindUnsupported, "the catalog cannot replace replicas")
+	}
+	return rr.ReplaceReplica(ctx, path, old, nw, time.Now().Add(s.opts.URLTTL))
+}
+
+// ecStore is gw's Store over an EC file's shard servers, in shard order.
+func (s *Server) ecStore(servers map[string]shoal.Server, e *shoal.Entry, wrap func(shoal.BlobStore) shoal.BlobStore) (*gw.Store, []string, string, error) {
+	ids, object, err := shardServers(e)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	stores := make([]shoal.BlobStore, len(ids))
+	for i, id := range ids {
+		stores[i] = s.storeOf(servers, id)
+		if wrap != nil {
+			stores[i] = wrap(stores[i])
+		}
+	}
+	st, err := gw.New(gw.Options{K: e.Layout.K, M: e.Layout.M, Shards: stores})
+	return st, ids, object, err
+}
+
+// repairEC verifies an EC file and rebuilds its bad shards: onto another
+// server when the shard's server is unreachable or not active, in place
+// otherwise.
+func (s *Server) repairEC(ctx context.Context, servers map[string]shoal.Server, e *shoal.Entry) ([]ProblemReplica, bool) {
+	st, ids, object, err := s.ecStore(servers, e, nil)
+	if err != nil {
+		return []ProblemReplica{{Path: e.Path, Layout: e.Layout.String(), Problem: shoal.Reason(err), Action: "none"}}, false
+	}
+	v, err := st.Verify(ctx, object)
+	if v == nil {
+		return []ProblemReplica{{Path: e.Path, Layout: e.Layout.String(), Object: object, Problem: shoal.Reason(err), Action: "none"}}, false
+	}
+	bad := v.Bad()
+	if len(bad) == 0 && v.Healthy() {
+		return nil, true
+	}
+	now := time.Now()
+	targets := map[int]shoal.BlobStore{}
+	targetID := map[int]string{}
+	avoid := map[string]bool{}
+	probs := map[int]*ProblemReplica{}
+	var out []ProblemReplica
+	for _, i := range bad {
+		sr := v.Shards[i]
+		p := &ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Server: ids[i], Object: object, Shard: i, Problem: sr.State.String()}
+		if sr.Err != "" {
+			p.Problem += ": " + sr.Err
+		}
+		probs[i] = p
+		if sv, known := servers[ids[i]]; sr.State == gw.ShardUnreachable || !known || !s.usable(sv, now) {
+			if t := s.pickTarget(servers, poolOf(servers, e), e, avoid); t != "" {
+				avoid[t] = true
+				targets[i], targetID[i] = s.storeOf(servers, t), t
+			}
+		}
+	}
+	if len(bad) == 0 { // shards all good but the data does not check out
+		out = append(out, ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Object: object, Shard: -1,
+			Problem: fmt.Sprintf("lost %d stripes, %d inconsistent, sums ok %v", v.Lost, v.Inconsistent, v.SumsOK), Action: "none"})
+		return out, false
+	}
+	rr, err := gw.Repair(ctx, st, object, targets)
+	ok := err == nil
+	if rr != nil {
+		for _, rb := range rr.Rebuilt {
+			p := probs[rb.Index]
+			if rb.InPlace {
+				p.Action = "rebuilt in place"
+				continue
+			}
+			t := targetID[rb.Index]
+			old := shoal.Replica{Server: ids[rb.Index], Object: object, Shard: rb.Index}
+			nw := shoal.Replica{Server: t, Object: object, Shard: rb.Index, Size: rb.Size, Sum: rb.Adler32}
+			if err := s.replaceReplica(ctx, e.Path, old, nw); err != nil {
+				targets[rb.Index].Remove(context.WithoutCancel(ctx), object)
+				p.Action, ok = "rebuilt on "+t+" but not recorded: "+shoal.Reason(err), false
+				continue
+			}
+			p.Action = "rebuilt on " + t
+		}
+		for _, sk := range rr.Skipped {
+			probs[sk.Index].Action, ok = "skipped: "+sk.Reason, false
+		}
+	}
+	for _, i := range bad {
+		p := probs[i]
+		if p.Action == "" {
+			p.Action, ok = "failed", false
+			if err != nil {
+				p.Action = "failed: " + shoal.Reason(err)
+			}
+		}
+		out = append(out, *p)
+	}
+	return out, ok
+}

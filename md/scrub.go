@@ -1,0 +1,127 @@
+package md
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"shoal"
+)
+
+// ScrubReport is what Scrub read and found; it changes nothing (repair
+// does).
+type ScrubReport struct {
+	Files     int              `json:"files"`
+	Replicas  int              `json:"replicas"` // replicas and shards checked
+	BytesRead int64            `json:"bytes_read"`
+	Bad       int              `json:"bad"` // files with a problem
+	Problems  []ProblemReplica `json:"problems"`
+	Elapsed   string           `json:"elapsed"`
+	RateMBps  float64          `json:"rate_mb_per_s"` // the bound asked for; 0: none
+}
+
+// Scrub reads every replica (checked against its adler32) and every EC
+// file (gw's Verify: each chunk's crc32c, the parity, the user sums) at
+// most rateMBps megabytes per second (0: unbounded), and reports what is
+// missing, unreachable or corrupt.
+func (s *Server) Scrub(ctx context.Context, rateMBps float64) (ScrubReport, error) {
+	start := time.Now()
+	rep := ScrubReport{Problems: []ProblemReplica{}, RateMBps: rateMBps}
+	lim := newRateLimit(rateMBps * 1e6)
+	paths, err := s.opFiles(ctx, "")
+	if err != nil {
+		return rep, err
+	}
+	servers, err := s.serverInfo(ctx)
+	if err != nil {
+		return rep, err
+	}
+	var counted int64
+	wrap := func(b shoal.BlobStore) shoal.BlobStore {
+		return limitedStore{BlobStore: countingStore{b, &counted}, lim: lim, ctx: ctx}
+	}
+	for _, path := range paths {
+		if ctx.Err() != nil {
+			break
+		}
+		e, err := s.cat.Stat(ctx, path)
+		if err != nil || e.IsDir || len(e.Replicas) == 0 {
+			continue
+		}
+		rep.Files++
+		before := len(rep.Problems)
+		if e.Layout.Kind == shoal.LayoutEC {
+			rep.Problems = append(rep.Problems, s.scrubEC(ctx, servers, e, wrap)...)
+			rep.Replicas += len(e.Replicas)
+		} else {
+			for _, r := range e.Replicas {
+				rep.Replicas++
+				problem, n := checkReplica(ctx, s.storeOf(servers, r.Server), r, e.Size, lim)
+				rep.BytesRead += n
+				if problem != "" {
+					rep.Problems = append(rep.Problems, ProblemReplica{Path: e.Path, Layout: e.Layout.String(),
+						Server: r.Server, Object: r.Object, Shard: r.Shard, Problem: problem})
+				}
+			}
+		}
+		if len(rep.Problems) > before {
+			rep.Bad++
+		}
+	}
+	rep.BytesRead += atomic.LoadInt64(&counted)
+	rep.Elapsed = time.Since(start).Round(time.Millisecond).String()
+	return rep, ctx.Err()
+}
+
+func (s *Server) scrubEC(ctx context.Context, servers map[string]shoal.Server, e *shoal.Entry, wrap func(shoal.BlobStore) shoal.BlobStore) []ProblemReplica {
+	st, ids, object, err := s.ecStore(servers, e, wrap)
+	if err != nil {
+		return []ProblemReplica{{Path: e.Path, Layout: e.Layout.String(), Shard: -1, Problem: shoal.Reason(err)}}
+	}
+	v, err := st.Verify(ctx, object)
+	if v == nil {
+		return []ProblemReplica{{Path: e.Path, Layout: e.Layout.String(), Object: object, Shard: -1, Problem: shoal.Reason(err)}}
+	}
+	var out []ProblemReplica
+	for _, i := range v.Bad() {
+		sr := v.Shards[i]
+		p := ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Server: ids[i], Object: object, Shard: i, Problem: sr.State.String()}
+		if sr.BadChunks > 0 {
+			p.Problem += fmt.Sprintf(": %d chunks fail their crc", sr.BadChunks)
+		} else if sr.Err != "" {
+			p.Problem += ": " + sr.Err
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 && !v.Healthy() {
+		out = append(out, ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Object: object, Shard: -1,
+			Problem: fmt.Sprintf("lost %d stripes, %d inconsistent, sums ok %v", v.Lost, v.Inconsistent, v.SumsOK)})
+	}
+	return out
+}
+
+// countingStore counts the bytes read from its objects.
+type countingStore struct {
+	shoal.BlobStore
+	n *int64
+}
+
+func (c countingStore) Open(ctx context.Context, id string) (shoal.Object, error) {
+	o, err := c.BlobStore.Open(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return countingObject{o, c.n}, nil
+}
+
+type countingObject struct {
+	shoal.Object
+	n *int64
+}
+
+func (o countingObject) ReadAt(p []byte, off int64) (int, error) {
+	n, err := o.Object.ReadAt(p, off)
+	atomic.AddInt64(o.n, int64(n)) // Verify reads shards in parallel
+	return n, err
+}
