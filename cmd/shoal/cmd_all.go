@@ -136,8 +136,10 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		{name: "md-internal", ln: internalLn, serve: internal.Serve, close: internal.Shutdown},
 	}
 	cleanup := func() error { return errors.Join(mds.Close(), cat.Close()) }
+	// Taken before anything serves: the first heartbeat must not predate it.
+	start := time.Now()
 	go func() {
-		if err := waitRegistered(ctx, cat, disk.ID(), diskURL, time.Now(), 30*time.Second); err != nil {
+		if err := waitRegistered(ctx, cat, disk.ID(), diskURL, start, 30*time.Second); err != nil {
 			log.Error("data server did not register with md", "err", err)
 			return
 		}
