@@ -15,10 +15,15 @@ DIRS=${DIRS:-100}
 
 TMP=$(mktemp -d /tmp/shoal-bench.XXXXXX)
 PIDS=()
+KEEP=${KEEP:-}                    # KEEP=1: keep the temp dir (server logs, data) for a post-mortem
 cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
-	rm -rf "$TMP"
+	if [[ -n $KEEP ]]; then
+		echo "kept $TMP (server logs: $TMP/*.log)" >&2
+	else
+		rm -rf "$TMP"
+	fi
 }
 trap cleanup EXIT INT TERM
 

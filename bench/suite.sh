@@ -8,6 +8,7 @@
 # each side by side with the ceiling (shoal bench ceiling, the HTTP limit
 # of the box) in alternate rounds (--vs). Tunables: see bench/lib.sh.
 source "$(dirname "$0")/lib.sh"
+PARTS=${PARTS:-all scaleout} # which parts to run
 
 # standard URL: populate, then stat (HEAD, PROPFIND) against the ceiling,
 # list, and the get/put sweep of small sizes.
@@ -29,7 +30,9 @@ start_ceiling
 
 # 1. shoal all
 md "" "## Embedded default: shoal all (SQLite, in-process cache)"
-if "$SHOAL" all --help >/dev/null 2>&1; then
+if [[ " $PARTS " != *" all "* ]]; then
+	md "not run (PARTS=$PARTS)"
+elif "$SHOAL" all --help >/dev/null 2>&1; then
 	PORT=$(free_port)
 	start all "$SHOAL" all --data "$TMP/all" --listen "127.0.0.1:$PORT" --disk-listen "127.0.0.1:$(free_port)"
 	if wait_port "$PORT"; then
@@ -87,7 +90,9 @@ scaleout() {
 	figure "stat HEAD through the second md (same catalog and memcached)" stat --url "http://127.0.0.1:$p2" \
 		--prefix /bench/tree --files "$FILES" --dirs "$DIRS" -c "$CONC" -d "$PHASE"
 }
-if ! scaleout; then
+if [[ " $PARTS " != *" scaleout "* ]]; then
+	md "not run (PARTS=$PARTS)"
+elif ! scaleout; then
 	md "skipped: $SKIP"
 fi
 
