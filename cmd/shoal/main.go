@@ -28,6 +28,11 @@ func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first signal starts a graceful shutdown; a second one kills at once.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	err := newRootCommand().ExecuteContext(ctx)
 	stop()
 	if err != nil {
