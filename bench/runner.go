@@ -42,7 +42,6 @@ type Limits struct {
 type Runner struct {
 	opts     Options
 	spec     Spec
-	base     *url.URL
 	basePath string
 	scheme   string
 	host     string // host[:port] for the Host header
@@ -100,7 +99,6 @@ func NewRunner(opts Options, spec Spec) (*Runner, error) {
 	r := &Runner{
 		opts:     opts,
 		spec:     spec,
-		base:     u,
 		basePath: strings.TrimRight(u.EscapedPath(), "/"),
 		scheme:   u.Scheme,
 		host:     u.Host,
