@@ -50,10 +50,11 @@
 // each mutation kind, with the old answers cached beforehand).
 //
 // Cost. A Stat of a path at depth d (the root's children have depth 1)
-// reads d+1 keys — d generations and the answer — with one GetMulti: one
-// request per memcached server holding one of them, sent in parallel, so
-// one round trip of latency (cache/memcache; a tier without GetMulti
-// costs d+1 sequential Gets). A hit decodes the answer: allocations, but
+// reads d+1 keys — d generations and the answer — with one multi-get: one
+// "get k1 k2 …" per memcached server holding one of them, all written
+// before any reply is read, in the caller's goroutine, so one round trip
+// of latency (cache/memcache's GetInto; a tier with only GetMulti pays a
+// map, and one without it d+1 sequential Gets). A hit decodes the answer: allocations, but
 // no further round trip. A miss adds the catalog query and one Set to
 // fill (plus one Set per missing generation, rare). A mutation adds one
 // round trip of parallel Sets: two to six keys. The price of this scheme

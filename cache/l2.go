@@ -41,11 +41,10 @@ func (l *l2) key(kind byte, path string) string {
 	return string(b)
 }
 
-// genKeys lists the generations a cached answer for path depends on: the
+// appendGenKeys appends the generations a cached answer for path depends on: the
 // tree generation of every proper ancestor except the root (which is never
 // removed or renamed), then the node generation of path itself.
-func (l *l2) genKeys(path string) []string {
-	keys := make([]string, 0, 8)
+func (l *l2) appendGenKeys(keys []string, path string) []string {
 	for i := 1; i < len(path); i++ {
 		if path[i] == '/' {
 			keys = append(keys, l.key(keyTree, path[:i]))
@@ -69,16 +68,24 @@ type l2Result struct {
 // parallel. A missing generation (never set, evicted, memcached restarted)
 // is replaced by a fresh random one before the catalog is read.
 func (l *l2) stat(ctx context.Context, path string) l2Result {
-	keys := l.genKeys(path)
-	ekey := l.key(keyEntry, path)
-	m, err := getMulti(ctx, l.c, append(keys, ekey))
-	if err != nil {
+	var keyBuf [9]string
+	keys := l.appendGenKeys(keyBuf[:0], path)
+	ngen := len(keys)
+	keys = append(keys, l.key(keyEntry, path))
+	var valBuf [9][]byte
+	vals := valBuf[:0]
+	if len(keys) > len(valBuf) {
+		vals = make([][]byte, len(keys))
+	} else {
+		vals = valBuf[:len(keys)]
+	}
+	if err := l.get(ctx, keys, vals); err != nil {
 		l.cnt.l2.errors.Add(1)
 		return l2Result{}
 	}
-	gens := make([]uint64, len(keys))
-	for i, k := range keys {
-		if v, ok := m[k]; ok && len(v) == 8 {
+	gens := make([]uint64, ngen)
+	for i, k := range keys[:ngen] {
+		if v := vals[i]; len(v) == 8 {
 			gens[i] = binary.LittleEndian.Uint64(v)
 			continue
 		}
@@ -89,7 +96,7 @@ func (l *l2) stat(ctx context.Context, path string) l2Result {
 		}
 		gens[i] = g
 	}
-	if v, ok := m[ekey]; ok {
+	if v := vals[ngen]; v != nil {
 		if c, err := decodeValue(v); err == nil && equalGens(c.gens, gens) &&
 			(c.entry == nil || c.entry.Path == path) {
 			l.cnt.l2.hits.Add(1)
@@ -98,6 +105,22 @@ func (l *l2) stat(ctx context.Context, path string) l2Result {
 	}
 	l.cnt.l2.misses.Add(1)
 	return l2Result{gens: gens}
+}
+
+// get fetches keys into vals (nil for a missing key) with the cheapest
+// call the tier has.
+func (l *l2) get(ctx context.Context, keys []string, vals [][]byte) error {
+	if ig, ok := l.c.(IntoGetter); ok {
+		return ig.GetInto(ctx, keys, vals)
+	}
+	m, err := getMulti(ctx, l.c, keys)
+	if err != nil {
+		return err
+	}
+	for i, k := range keys {
+		vals[i] = m[k]
+	}
+	return nil
 }
 
 func equalGens(a, b []uint64) bool {

@@ -62,6 +62,13 @@ type MultiGetter interface {
 	GetMulti(ctx context.Context, keys []string) (map[string][]byte, error)
 }
 
+// IntoGetter is a cheaper MultiGetter: the values land in a slice the
+// caller provides, by key index (nil for a missing key), with no map. The
+// decorator prefers it (cache/memcache has it).
+type IntoGetter interface {
+	GetInto(ctx context.Context, keys []string, vals [][]byte) error
+}
+
 // getMulti uses c's GetMulti when it has one, else one Get per key.
 func getMulti(ctx context.Context, c shoal.Cache, keys []string) (map[string][]byte, error) {
 	if mg, ok := c.(MultiGetter); ok {

@@ -15,6 +15,7 @@ package memcache
 import (
 	"context"
 	"errors"
+	"net"
 	"time"
 
 	"github.com/bradfitz/gomemcache/memcache"
@@ -44,6 +45,11 @@ type Options struct {
 type Cache struct {
 	mc      *memcache.Client
 	breaker breaker
+	// servers, raw and timeout serve GetInto, the hot read path
+	// (getinto.go); gomemcache serves the rest.
+	servers *memcache.ServerList
+	raw     []*rawPool // one per server, in ServerList order
+	timeout time.Duration
 }
 
 var _ shoal.Cache = (*Cache)(nil)
@@ -61,7 +67,14 @@ func New(opts Options) (*Cache, error) {
 	mc := memcache.NewFromSelector(ss)
 	mc.Timeout = cmp(opts.Timeout, DefaultTimeout)
 	mc.MaxIdleConns = cmp(opts.MaxIdleConns, DefaultMaxIdleConns)
-	c := &Cache{mc: mc}
+	c := &Cache{mc: mc, servers: ss, timeout: mc.Timeout}
+	ss.Each(func(a net.Addr) error {
+		c.raw = append(c.raw, &rawPool{addr: a, maxIdle: mc.MaxIdleConns})
+		return nil
+	})
+	if len(c.raw) > 255 {
+		return nil, shoal.Errorf("memcache.New", shoal.KindInvalid, "%d memcached servers: at most 255", len(c.raw))
+	}
 	c.breaker.threshold = int64(cmp(opts.BreakerThreshold, DefaultBreakerThreshold))
 	c.breaker.backoff = cmp(opts.BreakerBackoff, DefaultBreakerBackoff)
 	return c, nil
@@ -75,7 +88,12 @@ func cmp[T int | time.Duration](v, def T) T {
 }
 
 // Close closes idle connections.
-func (c *Cache) Close() error { return c.mc.Close() }
+func (c *Cache) Close() error {
+	for _, p := range c.raw {
+		p.close()
+	}
+	return c.mc.Close()
+}
 
 var errOpen = errors.New("memcached skipped after repeated failures")
 
