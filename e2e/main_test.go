@@ -22,6 +22,11 @@ import (
 // shoalBin is the binary under test, built once by TestMain.
 var shoalBin string
 
+const (
+	stampVersion = "v0.0.0-e2e"
+	stampCommit  = "e2ecommit"
+)
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "shoal-e2e-")
 	if err != nil {
@@ -29,7 +34,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	shoalBin = filepath.Join(dir, "shoal")
-	build := exec.Command("go", "build", "-o", shoalBin, "shoal/cmd/shoal")
+	// Stamped as the Makefile stamps releases, so TestVersion sees the -X flags work.
+	build := exec.Command("go", "build", "-ldflags", "-X main.version="+stampVersion+" -X main.commit="+stampCommit, "-o", shoalBin, "shoal/cmd/shoal")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
@@ -90,10 +96,17 @@ func (l *lockedBuffer) String() string {
 // the end of the test.
 func startShoal(t *testing.T, data string, env ...string) *node {
 	t.Helper()
+	return startShoalArgs(t, data, nil, env...)
+}
+
+// startShoalArgs is startShoal with extra command-line arguments.
+func startShoalArgs(t *testing.T, data string, args []string, env ...string) *node {
+	t.Helper()
 	if data == "" {
 		data = t.TempDir()
 	}
-	cmd := exec.Command(shoalBin, "all", "--data", data, "--listen", "127.0.0.1:0", "--disk-listen", "127.0.0.1:0", "--log-level", "debug")
+	argv := append([]string{"all", "--data", data, "--listen", "127.0.0.1:0", "--disk-listen", "127.0.0.1:0", "--log-level", "debug"}, args...)
+	cmd := exec.Command(shoalBin, argv...)
 	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
