@@ -14,7 +14,8 @@ var litmusSummary = regexp.MustCompile("summary for `(\\w+)': of (\\d+) tests ru
 var litmusFail = regexp.MustCompile(`\d+\.\s+(\w+)\.*\s+FAIL\b[^\n]*`)
 
 // TestLitmus runs the litmus WebDAV suites that shoal must pass (issue 2:
-// basic, copymove, props, http) against shoal all in proxy mode, and in
+// basic, copymove, props, http; and locks, now that md speaks class 2)
+// against shoal all in proxy mode, and in
 // the default auto mode, which must serve litmus without configuration.
 func TestLitmus(t *testing.T) {
 	for _, mode := range []string{"proxy", "auto"} {
@@ -31,7 +32,7 @@ func testLitmus(t *testing.T, mode string) {
 	if out, code := run(t, t.TempDir(), nil, curl, "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", "MKCOL", n.URL+"/litmus/"); code != 0 || out != "201" {
 		t.Fatalf("MKCOL /litmus/: curl exit %d, status %q", code, out)
 	}
-	suites := []string{"basic", "copymove", "props", "http"}
+	suites := []string{"basic", "copymove", "props", "locks", "http"}
 	out, code := run(t, t.TempDir(), []string{"TESTS=" + strings.Join(suites, " ")}, litmus, "--keep-going", n.URL+"/litmus/")
 	t.Logf("litmus output:\n%s", out)
 
