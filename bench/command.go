@@ -266,6 +266,7 @@ func (c *cli) populateCmd() *cobra.Command {
 func ceilingCmd() *cobra.Command {
 	var listen string
 	var body int
+	var backend ceilingBackend
 	cmd := &cobra.Command{
 		Use:   "ceiling",
 		Short: "serve constant answers (the HTTP limit of this box): 200 for GET/HEAD, 207 for PROPFIND, 201 for PUT",
@@ -274,14 +275,20 @@ func ceilingCmd() *cobra.Command {
 			if err != nil {
 				return shoal.E("bench ceiling", listen, shoal.KindUnavailable, err)
 			}
-			srv := NewCeilingServer(body)
+			srv, what, release, err := backend.server(body)
+			if err != nil {
+				ln.Close()
+				return err
+			}
+			defer release()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			go func() { <-ctx.Done(); srv.Shutdown() }()
-			fmt.Fprintf(cmd.OutOrStdout(), "ceiling: serving http://%s (GET/HEAD: %d-byte body)\n", ln.Addr(), body)
+			fmt.Fprintf(cmd.OutOrStdout(), "ceiling: serving http://%s (%s)\n", ln.Addr(), what)
 			return srv.Serve(ln)
 		},
 	}
+	backend.addFlags(cmd)
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8399", "address to listen on")
 	cmd.Flags().IntVar(&body, "body-size", 128, "GET body size (HEAD answers the same Content-Length)")
 	return cmd
