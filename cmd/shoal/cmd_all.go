@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,31 +75,22 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	}
 
 	ctx := cmd.Context()
-	var listeners []net.Listener
-	closeAll := func() {
-		for _, ln := range listeners {
-			ln.Close()
-		}
-	}
-	open := func(addr string, reuse bool) net.Listener {
-		if err != nil {
-			return nil
-		}
-		var ln net.Listener
-		if ln, err = listen(addr, reuse); err == nil {
-			listeners = append(listeners, ln)
-		}
-		return ln
-	}
-	mdLn := open(c.MD.Listen, c.MD.ReusePort)
-	diskLn := open(c.Disk.Listen, false)
-	// md's internal API for the data server, on its own loopback port: it
+	// md's internal API for the data server gets its own loopback port: it
 	// stays open while the public port drains at shutdown, so uploads in
 	// flight can still commit.
-	internalLn := open("127.0.0.1:0", false)
+	lns, err := listenAll(
+		listenSpec{c.MD.Listen, c.MD.ReusePort},
+		listenSpec{c.Disk.Listen, false},
+		listenSpec{"127.0.0.1:0", false},
+	)
 	if err != nil {
-		closeAll()
 		return err
+	}
+	mdLn, diskLn, internalLn := lns[0], lns[1], lns[2]
+	closeAll := func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
 	}
 	mdURL := reachableURL(mdLn.Addr())
 	diskURL := c.Disk.PublicURL

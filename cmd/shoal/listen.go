@@ -34,6 +34,29 @@ func listen(addr string, reusePort bool) (net.Listener, error) {
 	return ln, nil
 }
 
+// listenSpec is an address to listen on and whether to share its port.
+type listenSpec struct {
+	addr      string
+	reusePort bool
+}
+
+// listenAll opens every listener or none: after a failure it closes those
+// it opened.
+func listenAll(specs ...listenSpec) ([]net.Listener, error) {
+	lns := make([]net.Listener, 0, len(specs))
+	for _, s := range specs {
+		ln, err := listen(s.addr, s.reusePort)
+		if err != nil {
+			for _, l := range lns {
+				l.Close()
+			}
+			return nil, err
+		}
+		lns = append(lns, ln)
+	}
+	return lns, nil
+}
+
 // nextPort is addr with its port plus one, or port 0 when addr's port is 0
 // (any free port).
 func nextPort(addr string) (string, error) {
