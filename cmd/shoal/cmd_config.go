@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"shoal/cmd/shoal/config"
@@ -22,15 +24,30 @@ func newConfigCommand() *cobra.Command {
 	})
 	cmd.AddCommand(&cobra.Command{
 		Use:   "show",
-		Short: "print the configuration in effect (file, environment and flags applied)",
+		Short: "print the configuration in effect (file, environment and flags applied; passwords hidden)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := config.Load(cmd.Flags())
 			if err != nil {
 				return err
 			}
+			c.Catalog.DSN = redactDSN(c.Catalog.DSN)
 			return config.WriteSample(cmd.OutOrStdout(), &c)
 		},
 	})
 	return cmd
+}
+
+// redactDSN hides the password of a mysql://USER:PASS@… DSN.
+func redactDSN(dsn string) string {
+	rest, ok := strings.CutPrefix(dsn, "mysql://")
+	at := strings.LastIndexByte(rest, '@')
+	if !ok || at < 0 {
+		return dsn
+	}
+	user, _, hasPass := strings.Cut(rest[:at], ":")
+	if !hasPass {
+		return dsn
+	}
+	return "mysql://" + user + ":***" + rest[at:]
 }

@@ -251,3 +251,14 @@ func TestDeployConfigsLoad(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigShowHidesPassword(t *testing.T) {
+	t.Setenv("SHOAL_CATALOG_DSN", "mysql://shoal:s3cret@db:3306/shoal")
+	out, err := execute(t, "config", "show")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "s3cret") || !strings.Contains(out, `dsn: "mysql://shoal:***@db:3306/shoal"`) {
+		t.Errorf("config show leaks or mangles the DSN:\n%s", out)
+	}
+}
