@@ -83,15 +83,12 @@ func (c *Catalog) Stat(ctx context.Context, path string) (*shoal.Entry, error) {
 	return e, err
 }
 
-// The rest of the read side passes through: listings, properties, usage
-// and the server/garbage bookkeeping are not cached.
+// The rest of the read side passes through (dead properties excepted:
+// props.go): listings, usage and the server/garbage bookkeeping are not
+// cached.
 
 func (c *Catalog) List(ctx context.Context, dir string) ([]*shoal.Entry, error) {
 	return c.inner.List(ctx, dir)
-}
-
-func (c *Catalog) Props(ctx context.Context, path string) ([]shoal.Prop, error) {
-	return c.inner.Props(ctx, path)
 }
 
 func (c *Catalog) Usage(ctx context.Context, path string) (bytes, files int64, err error) {

@@ -9,7 +9,9 @@
 // catalog, and fills the tiers it missed on the way back. A missing path
 // (KindNotFound, or KindNotDir when an ancestor is a file) is cached too,
 // for the shorter NegativeTTL. Every mutation goes to the inner catalog
-// first, then invalidates. List, Props, Usage and the rest pass through.
+// first, then invalidates. Dead properties (Props) are cached in L2 only,
+// under the same generations as Stat (props.go). List, Usage and the rest
+// pass through.
 // L2 errors are misses, never errors to callers.
 //
 // # Invalidation across md replicas: generations

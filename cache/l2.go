@@ -68,35 +68,12 @@ type l2Result struct {
 // parallel. A missing generation (never set, evicted, memcached restarted)
 // is replaced by a fresh random one before the catalog is read.
 func (l *l2) stat(ctx context.Context, path string) l2Result {
-	var keyBuf [9]string
-	keys := l.appendGenKeys(keyBuf[:0], path)
-	ngen := len(keys)
-	keys = append(keys, l.key(keyEntry, path))
-	var valBuf [9][]byte
-	vals := valBuf[:0]
-	if len(keys) > len(valBuf) {
-		vals = make([][]byte, len(keys))
-	} else {
-		vals = valBuf[:len(keys)]
-	}
-	if err := l.get(ctx, keys, vals); err != nil {
+	gens, v, ok := l.lookup(ctx, path, keyEntry)
+	if !ok {
 		l.cnt.l2.errors.Add(1)
 		return l2Result{}
 	}
-	gens := make([]uint64, ngen)
-	for i, k := range keys[:ngen] {
-		if v := vals[i]; len(v) == 8 {
-			gens[i] = binary.LittleEndian.Uint64(v)
-			continue
-		}
-		g := rand.Uint64()
-		if err := l.c.Set(ctx, k, binary.LittleEndian.AppendUint64(nil, g), genTTL); err != nil {
-			l.cnt.l2.errors.Add(1)
-			return l2Result{}
-		}
-		gens[i] = g
-	}
-	if v := vals[ngen]; v != nil {
+	if v != nil {
 		if c, err := decodeValue(v); err == nil && equalGens(c.gens, gens) &&
 			(c.entry == nil || c.entry.Path == path) {
 			l.cnt.l2.hits.Add(1)
@@ -105,6 +82,39 @@ func (l *l2) stat(ctx context.Context, path string) l2Result {
 	}
 	l.cnt.l2.misses.Add(1)
 	return l2Result{gens: gens}
+}
+
+// lookup fetches path's generations and its cached answer of one kind
+// (keyEntry, keyProps) in one multi-get, and sets the generations that
+// are missing. ok is false when L2 failed: then nothing may be filled.
+func (l *l2) lookup(ctx context.Context, path string, answer byte) (gens []uint64, v []byte, ok bool) {
+	var keyBuf [9]string
+	keys := l.appendGenKeys(keyBuf[:0], path)
+	ngen := len(keys)
+	keys = append(keys, l.key(answer, path))
+	var valBuf [9][]byte
+	vals := valBuf[:0]
+	if len(keys) > len(valBuf) {
+		vals = make([][]byte, len(keys))
+	} else {
+		vals = valBuf[:len(keys)]
+	}
+	if err := l.get(ctx, keys, vals); err != nil {
+		return nil, nil, false
+	}
+	gens = make([]uint64, ngen)
+	for i, k := range keys[:ngen] {
+		if v := vals[i]; len(v) == 8 {
+			gens[i] = binary.LittleEndian.Uint64(v)
+			continue
+		}
+		g := rand.Uint64()
+		if err := l.c.Set(ctx, k, binary.LittleEndian.AppendUint64(nil, g), genTTL); err != nil {
+			return nil, nil, false
+		}
+		gens[i] = g
+	}
+	return gens, vals[ngen], true
 }
 
 // get fetches keys into vals (nil for a missing key) with the cheapest

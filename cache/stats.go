@@ -12,6 +12,8 @@ type TierStats struct {
 // Stats is a snapshot of the decorator's counters.
 type Stats struct {
 	L1, L2 TierStats
+	// Props counts dead-property lookups in L2 (props.go).
+	Props TierStats
 	// Inner counts Stat calls that reached the inner catalog.
 	Inner uint64
 	// InvalidationErrors counts L2 invalidations that failed: each may
@@ -28,7 +30,7 @@ func (t *tierCounters) snapshot() TierStats {
 }
 
 type counters struct {
-	l1, l2             tierCounters
+	l1, l2, props      tierCounters
 	inner              atomic.Uint64
 	invalidationErrors atomic.Uint64
 }
@@ -38,6 +40,7 @@ func (c *Catalog) Stats() Stats {
 	return Stats{
 		L1:                 c.counters.l1.snapshot(),
 		L2:                 c.counters.l2.snapshot(),
+		Props:              c.counters.props.snapshot(),
 		Inner:              c.counters.inner.Load(),
 		InvalidationErrors: c.counters.invalidationErrors.Load(),
 	}
