@@ -13,9 +13,9 @@
 # (shoal bench stat) runs on the same box, so every figure shares the CPUs
 # with it. Hits are measured over HOT paths of the catalog after one
 # warming pass over them; SQL-only over the same paths.
-source "$(dirname "$0")/lib.sh"
-FILES=${FILES:-100000}
+FILES=${FILES:-100000} # set before lib.sh, whose defaults are for bench/suite.sh
 DIRS=${DIRS:-100}
+source "$(dirname "$0")/lib.sh"
 PREFIX=${PREFIX:-/bench/scale/tree}
 DUR=${DUR:-10s}
 HOT=${HOT:-10000}
@@ -66,6 +66,7 @@ start_md() {
 			env "$@" "$SHOAL" md --listen "127.0.0.1:$MDPORT" --reuseport --catalog "$DSN" --secret-file "$TMP/secret" \
 				"${MDARGS[@]}" >"$TMP/md-$MDPORT-$i.log" 2>&1 &
 			MDPIDS+=($!)
+			PIDS+=($!) # killed by lib.sh's cleanup if the script stops early
 		done
 		if wait_port "$MDPORT" 30; then
 			sleep 0.5 # let the other processes bind too
@@ -87,6 +88,7 @@ start_ceil() { # start_ceil ARGS...: a ceiling server; sets CEILURL
 	p=$(free_port)
 	"$SHOAL" bench ceiling --listen "127.0.0.1:$p" "$@" >"$TMP/ceiling-$p.log" 2>&1 &
 	CEILPIDS+=($!)
+	PIDS+=($!)
 	wait_port "$p" 30
 	CEILURL="http://127.0.0.1:$p"
 }
