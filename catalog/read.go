@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"time"
 
 	"shoal"
@@ -16,7 +17,10 @@ e.adler32, e.md5, e.sha256, e.inline, e.layout, r.server, r.object, r.shard, r.s
 
 const replicaJoin = ` FROM entries e LEFT JOIN replicas r ON r.entry_id = e.id `
 
-const statSQL = `SELECT ` + entryCols + replicaJoin + `WHERE e.path_hash = ? ORDER BY r.shard, r.id`
+// statSQL has no ORDER BY: path_hash is unique, so the rows are one entry's,
+// and sorting its few replicas in Go is cheaper than a filesort in MariaDB
+// (it measured 20k vs 26k queries/s with 16 connections).
+const statSQL = `SELECT ` + entryCols + replicaJoin + `WHERE e.path_hash = ?`
 
 // scanEntries reads rows of entryCols, grouping consecutive rows of one
 // entry into one Entry with its replicas.
@@ -90,6 +94,7 @@ func (db *DB) Stat(ctx context.Context, path string) (*shoal.Entry, error) {
 		return nil, db.fail(op, path, err)
 	}
 	if len(es) == 1 && es[0].Path == path {
+		sortReplicas(es[0].Replicas)
 		return es[0], nil
 	}
 	return nil, db.missing(ctx, op, path)
@@ -145,4 +150,11 @@ func (db *DB) List(ctx context.Context, dir string) ([]*shoal.Entry, error) {
 		return nil, db.fail(op, dir, err)
 	}
 	return es, nil
+}
+
+// sortReplicas orders replicas by shard, as erasure-coded readers expect.
+func sortReplicas(rs []shoal.Replica) {
+	if len(rs) > 1 {
+		slices.SortStableFunc(rs, func(a, b shoal.Replica) int { return a.Shard - b.Shard })
+	}
 }
