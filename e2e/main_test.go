@@ -180,6 +180,14 @@ func (n *node) signal(sig os.Signal) {
 func (n *node) stop(t *testing.T) int {
 	t.Helper()
 	n.signal(syscall.SIGTERM)
+	return n.wait(t)
+}
+
+// wait waits for the process to exit, after a signal sent earlier (a
+// second signal would kill it), and returns its exit code (-1 if killed
+// after 60s or by a signal).
+func (n *node) wait(t *testing.T) int {
+	t.Helper()
 	select {
 	case <-n.exited:
 	case <-time.After(60 * time.Second):

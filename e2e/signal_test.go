@@ -27,19 +27,40 @@ func TestSIGTERMIdle(t *testing.T) {
 	}
 }
 
-// TestSIGTERMFinishesInFlight: an upload streaming through md when SIGTERM
-// arrives completes (201), shoal exits 0, and after a restart on the same
-// data directory the file is there, byte for byte.
+// TestSIGTERMFinishesInFlight: an upload in flight when SIGTERM arrives
+// completes (201), shoal exits 0, and after a restart on the same data
+// directory the file is there, byte for byte. In proxy mode the body
+// streams through md; in redirect mode it goes straight to the data
+// server, which commits through md's internal port while md's public port
+// is already closed.
 func TestSIGTERMFinishesInFlight(t *testing.T) {
+	for _, mode := range []string{"proxy", "redirect"} {
+		t.Run(mode, func(t *testing.T) { testSIGTERMInFlight(t, mode) })
+	}
+}
+
+func testSIGTERMInFlight(t *testing.T, mode string) {
 	curl := need(t, "curl")
 	data := t.TempDir()
-	n := startShoal(t, data, "SHOAL_MD_DATA_MODE=proxy")
+	n := startShoal(t, data, "SHOAL_MD_DATA_MODE="+mode)
 	dir := t.TempDir()
-	_, body := randomFile(t, dir, "body", 2<<20)
+	src, body := randomFile(t, dir, "body", 2<<20)
+
+	target := n.URL + "/inflight.bin"
+	if mode == "redirect" {
+		// Ask md where to upload: with Expect: 100-continue curl sends no
+		// body before md's 307, and without -L it stops there.
+		out, code := run(t, dir, nil, curl, "-sS", "-o", "/dev/null", "-w", "%{http_code} %{redirect_url}", "-H", "Expect: 100-continue", "-T", src, target)
+		status, location, _ := strings.Cut(out, " ")
+		if code != 0 || status != "307" || !strings.HasPrefix(location, n.DiskURL+"/") {
+			t.Fatalf("PUT with Expect: exit %d, %q; want a 307 to %s/…", code, out, n.DiskURL)
+		}
+		target = location
+	}
 
 	// curl reads the body from a pipe we feed by hand: the upload is half
 	// sent when the signal comes.
-	put := exec.Command(curl, "-sS", "--fail-with-body", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Expect:", "-H", "Transfer-Encoding:", "-H", "Content-Length: "+strconv.Itoa(len(body)), "-T", "-", n.URL+"/inflight.bin")
+	put := exec.Command(curl, "-sS", "--fail-with-body", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Expect:", "-H", "Transfer-Encoding:", "-H", "Content-Length: "+strconv.Itoa(len(body)), "-T", "-", target)
 	stdin, err := put.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -54,8 +75,7 @@ func TestSIGTERMFinishesInFlight(t *testing.T) {
 	if _, err := stdin.Write(body[:half]); err != nil {
 		t.Fatal(err)
 	}
-	// The upload is in flight at both md and the data server once the data
-	// server has a temp file for it.
+	// The upload is in flight at the data server once it has a temp file.
 	waitFor(t, 60*time.Second, "the upload's temp file on the data server", func() bool {
 		entries, _ := os.ReadDir(filepath.Join(data, "disk", "tmp"))
 		return len(entries) > 0
@@ -76,11 +96,11 @@ func TestSIGTERMFinishesInFlight(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("in-flight PUT did not finish")
 	}
-	if code := n.stop(t); code != 0 {
+	if code := n.wait(t); code != 0 {
 		t.Errorf("exit code after SIGTERM: %d, want 0", code)
 	}
 
-	n2 := startShoal(t, data, "SHOAL_MD_DATA_MODE=proxy")
+	n2 := startShoal(t, data, "SHOAL_MD_DATA_MODE="+mode)
 	got := filepath.Join(dir, "got")
 	if o, code := run(t, dir, nil, curl, "-sS", "-L", "--fail-with-body", "-o", got, n2.URL+"/inflight.bin"); code != 0 {
 		t.Fatalf("GET after restart: exit %d: %s", code, o)
