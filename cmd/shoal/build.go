@@ -45,6 +45,8 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys) (*md.Server, er
 		NoRedirectAgents: c.MD.NoRedirectAgents,
 		URLTTL:           c.MD.URLTTL,
 		ServerTTL:        c.MD.ServerTTL,
+
+		AllowPoolProppatch: c.MD.AllowPoolProppatch,
 	})
 }
 

@@ -47,6 +47,7 @@ func newAdminCommand() *cobra.Command {
 		newPopulateCommand(),
 		newStatusCommand(),
 	)
+	cmd.AddCommand(newPoolCommands()...)
 	return cmd
 }
 

@@ -62,6 +62,7 @@ func newRootCommand() *cobra.Command {
 		newAllCommand(),
 		newMDCommand(),
 		newDiskCommand(),
+		newGWCommand(),
 		newAdminCommand(),
 		newConfigCommand(),
 		newVersionCommand(),

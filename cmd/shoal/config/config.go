@@ -27,6 +27,7 @@ type Config struct {
 	Catalog    CatalogConfig `mapstructure:"catalog" doc:"SQL catalog used by md"`
 	Cache      CacheConfig   `mapstructure:"cache" doc:"caches in front of the catalog's read path"`
 	Disk       DiskConfig    `mapstructure:"disk" doc:"data server (shoal disk, shoal all)"`
+	GW         GWConfig      `mapstructure:"gw" doc:"gateway for ec:K+M files and replica:N writes (shoal gw; shoal all with gw.listen)"`
 	Admin      AdminConfig   `mapstructure:"admin" doc:"shoal admin"`
 }
 
@@ -40,14 +41,15 @@ type AllConfig struct {
 }
 
 type MDConfig struct {
-	Listen           string        `mapstructure:"listen" doc:"HOST:PORT md answers HTTP/WebDAV on"`
-	DataMode         string        `mapstructure:"data_mode" doc:"auto, redirect or proxy: how GET/PUT bytes reach data servers"`
-	InlineMax        Size          `mapstructure:"inline_max" doc:"files up to this size are stored in the catalog and served by md (0: never)"`
-	URLTTL           time.Duration `mapstructure:"url_ttl" doc:"lifetime of the signed data-server URLs md redirects to"`
-	NoRedirectAgents []string      `mapstructure:"no_redirect_agents" doc:"User-Agent substrings of clients that cannot follow redirects (auto mode proxies their GETs)"`
-	ServerTTL        time.Duration `mapstructure:"server_ttl" doc:"a data server is live while its last heartbeat is younger than this"`
-	ReusePort        bool          `mapstructure:"reuseport" doc:"listen with SO_REUSEPORT so several md processes share one port"`
-	ShutdownTimeout  time.Duration `mapstructure:"shutdown_timeout" doc:"on SIGINT/SIGTERM, how long in-flight requests may take to finish"`
+	Listen             string        `mapstructure:"listen" doc:"HOST:PORT md answers HTTP/WebDAV on"`
+	DataMode           string        `mapstructure:"data_mode" doc:"auto, redirect or proxy: how GET/PUT bytes reach data servers"`
+	InlineMax          Size          `mapstructure:"inline_max" doc:"files up to this size are stored in the catalog and served by md (0: never)"`
+	URLTTL             time.Duration `mapstructure:"url_ttl" doc:"lifetime of the signed data-server URLs md redirects to"`
+	NoRedirectAgents   []string      `mapstructure:"no_redirect_agents" doc:"User-Agent substrings of clients that cannot follow redirects (auto mode proxies their GETs)"`
+	ServerTTL          time.Duration `mapstructure:"server_ttl" doc:"a data server is live while its last heartbeat is younger than this"`
+	ReusePort          bool          `mapstructure:"reuseport" doc:"listen with SO_REUSEPORT so several md processes share one port"`
+	ShutdownTimeout    time.Duration `mapstructure:"shutdown_timeout" doc:"on SIGINT/SIGTERM, how long in-flight requests may take to finish"`
+	AllowPoolProppatch bool          `mapstructure:"allow_pool_proppatch" doc:"let any WebDAV client map a collection to a pool with PROPPATCH of shoal:pool (no user authentication yet: off)"`
 }
 
 type CatalogConfig struct {
@@ -77,6 +79,15 @@ type DiskConfig struct {
 	ID        string        `mapstructure:"id" doc:"stable server id (empty: a random id made once and kept in the first data directory)"`
 	Pool      string        `mapstructure:"pool" doc:"pool the server belongs to"`
 	Heartbeat time.Duration `mapstructure:"heartbeat" doc:"interval between heartbeats to md"`
+}
+
+type GWConfig struct {
+	Listen     string        `mapstructure:"listen" doc:"HOST:PORT the gw listens on (shoal gw: 127.0.0.1:8082 when empty; shoal all starts a gw only when set)"`
+	MD         string        `mapstructure:"md" doc:"md base URL the gw commits to, heartbeats to and gets the data-server list from"`
+	PublicURL  string        `mapstructure:"public_url" doc:"base URL md redirects clients to (empty: http://LISTEN)"`
+	ID         string        `mapstructure:"id" doc:"gw id reported to md (empty: gw-HOST:PORT)"`
+	StripeSize Size          `mapstructure:"stripe_size" doc:"user bytes per erasure-coded stripe (memory per PUT is about two stripes)"`
+	Heartbeat  time.Duration `mapstructure:"heartbeat" doc:"interval between heartbeats to md"`
 }
 
 type AdminConfig struct {
@@ -116,6 +127,10 @@ func Defaults() Config {
 			Pool:      "default",
 			Heartbeat: 5 * time.Second,
 		},
+		GW: GWConfig{
+			StripeSize: 1 * MiB,
+			Heartbeat:  5 * time.Second,
+		},
 		Admin: AdminConfig{MD: "http://127.0.0.1:8080", Timeout: 10 * time.Minute},
 	}
 }
@@ -154,6 +169,10 @@ func (c *Config) Validate() error {
 		positive("cache.timeout", c.Cache.Timeout),
 		positive("disk.heartbeat", c.Disk.Heartbeat),
 		positive("admin.timeout", c.Admin.Timeout),
+		positive("gw.heartbeat", c.GW.Heartbeat),
+		hostPort("gw.listen", c.GW.Listen),
+		httpURL("gw.md", c.GW.MD),
+		httpURL("gw.public_url", c.GW.PublicURL),
 		httpURL("disk.md", c.Disk.MD),
 		httpURL("disk.public_url", c.Disk.PublicURL),
 		httpURL("admin.md", c.Admin.MD),
@@ -165,6 +184,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MD.InlineMax < 0 || c.MD.InlineMax > 1*MiB {
 		return fmt.Errorf("md.inline_max: %v must be between 0 and 1MiB", c.MD.InlineMax)
+	}
+	if c.GW.StripeSize < 4*KiB || c.GW.StripeSize > 256*MiB {
+		return fmt.Errorf("gw.stripe_size: %v must be between 4KiB and 256MiB", c.GW.StripeSize)
 	}
 	if c.Catalog.MaxOpenConns < 1 || c.Catalog.MaxIdleConns < 0 {
 		return fmt.Errorf("catalog.max_open_conns must be at least 1 and catalog.max_idle_conns at least 0")
