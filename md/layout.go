@@ -72,8 +72,8 @@ func (p *placement) forLayout(ctx context.Context, pool shoal.Pool) ([]*shoal.Se
 	w := pool.Layout.Width()
 	if len(cands) < w {
 		return nil, shoal.Errorf("placement", shoal.KindInsufficient,
-			"not enough servers: no live data server with free space for replica/shard %d of %s in pool %s (needs %d active, has %d)",
-			len(cands), pool.Layout, pool.Name, w, len(cands))
+			"not enough servers in pool %s for %s: needs %d live active data servers with free space, has %d (no live data server for the rest)",
+			pool.Name, pool.Layout, w, len(cands))
 	}
 	chosen := make([]*shoal.Server, 0, w)
 	taken := map[*shoal.Server]bool{}
