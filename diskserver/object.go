@@ -1,6 +1,7 @@
 package diskserver
 
 import (
+	"context"
 	"crypto/md5"
 	"encoding/base64"
 	"encoding/hex"
@@ -99,7 +100,9 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string) {
 		return
 	}
 	body := &exactReader{r: ctx.RequestBodyStream(), want: want, max: s.opts.MaxBodySize}
-	info, sums, err := s.store.CreateSized(ctx, id, body, want)
+	// Not the RequestCtx: fasthttp cancels it at Shutdown, which would abort
+	// an upload in flight instead of letting it finish (graceful SIGTERM).
+	info, sums, err := s.store.CreateSized(context.WithoutCancel(ctx), id, body, want)
 	if err != nil {
 		drainBody(ctx, body, err)
 		fail(ctx, err)

@@ -152,8 +152,11 @@ func (s *Server) internalHeartbeat(ctx *fasthttp.RequestCtx, body []byte) {
 		writeError(ctx, err)
 		return
 	}
-	if known[hb.ID] == nil {
-		s.placement.invalidate() // a new server takes writes at once
+	// A new server takes writes at once; one that moved (restarted on a new
+	// URL), changed pool or came back from the dead must not be served
+	// from the stale placement list until its next refresh.
+	if old := known[hb.ID]; old == nil || old.URL != hb.URL || old.Pool != hb.Pool || !old.Live(time.Now(), s.opts.ServerTTL) {
+		s.placement.invalidate()
 	}
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 }
