@@ -1,11 +1,14 @@
 package testsvc
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // MariaDBProcess is a private mariadbd that a fault test may stop and
@@ -86,7 +89,39 @@ func (p *MariaDBProcess) Start() {
 
 // Pause freezes mariadbd (SIGSTOP): connections stay open but nothing
 // answers, as with a hung server or a network that drops packets.
-func (p *MariaDBProcess) Pause() { p.signal(syscall.SIGSTOP) }
+func (p *MariaDBProcess) Pause() {
+	p.signal(syscall.SIGSTOP)
+	// SIGSTOP is asynchronous: a query sent right after kill() could still
+	// be answered by a thread not yet stopped. Wait until /proc says "T".
+	p.mu.Lock()
+	pid := 0
+	if p.s.cmd != nil {
+		pid = p.s.cmd.Process.Pid
+	}
+	p.mu.Unlock()
+	for i := 0; pid != 0 && i < 200 && !allStopped(pid); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// allStopped reports whether every thread of pid is in state T (stopped).
+func allStopped(pid int) bool {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+	if err != nil || len(tasks) == 0 {
+		return true // nothing to wait for
+	}
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // thread gone
+		}
+		// The state follows the parenthesised command name.
+		if j := bytes.LastIndexByte(b, ')'); j < 0 || j+2 >= len(b) || b[j+2] != 'T' {
+			return false
+		}
+	}
+	return true
+}
 
 // Resume undoes Pause (SIGCONT).
 func (p *MariaDBProcess) Resume() { p.signal(syscall.SIGCONT) }
