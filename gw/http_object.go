@@ -204,11 +204,6 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store layoutStore, id string
 		ctx.Response.SkipBody = true
 		return
 	}
-	// Each read-ahead batch spans several stripes, which the object
-	// fetches in parallel, while the previous batch goes to the client.
-	batchSize := int64(4 << 20)
-	if o, ok := obj.(*object); ok {
-		batchSize = readAhead * o.geo.stripeData()
-	}
-	ctx.SetBodyStream(newPrefetcher(obj, obj, start, start+n, int(batchSize)), int(n))
+	// Shard fetches overlap the transfer to the client (see bodyReader).
+	ctx.SetBodyStream(bodyReader(obj, start, start+n), int(n))
 }

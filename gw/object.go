@@ -184,24 +184,32 @@ func (o *object) stripe(st int64) ([][]byte, *[]byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	for i := range k {
+	if err := o.reconstruct(st, chunks); err != nil {
+		return nil, nil, err
+	}
+	return chunks[:k], mem, nil
+}
+
+// reconstruct fills the empty data chunks of stripe st from the others
+// (at least K of chunks are good, as fill leaves them).
+func (o *object) reconstruct(st int64, chunks [][]byte) error {
+	for i := range o.geo.k {
 		if len(chunks[i]) == 0 {
 			if err := o.s.enc.ReconstructData(chunks); err != nil {
-				return nil, nil, shoal.Errorf("gw.ReadAt", shoal.KindUnavailable, "%s stripe %d: reconstruct: %v", o.id, st, err)
+				return shoal.Errorf("gw.ReadAt", shoal.KindUnavailable, "%s stripe %d: reconstruct: %v", o.id, st, err)
 			}
 			break
 		}
 	}
-	return chunks[:k], mem, nil
+	return nil
 }
 
 // gather reads good chunks of stripe st until it has K of them, asking the
 // data shards first. The chunks it lacks are returned empty, with capacity
 // for a reconstruction to fill. buf, if not nil, is the memory to use.
 func (o *object) gather(st int64, buf *[]byte) ([][]byte, error) {
-	k, n := o.geo.k, o.geo.k+o.geo.m
-	cl := o.geo.chunkLen(st)
-	slot := cl + crcSize
+	n := o.geo.k + o.geo.m
+	slot := o.geo.chunkLen(st) + crcSize
 	var mem []byte
 	if buf != nil && int64(len(*buf)) >= int64(n)*slot {
 		mem = *buf
@@ -212,15 +220,33 @@ func (o *object) gather(st int64, buf *[]byte) ([][]byte, error) {
 	for i := range n {
 		chunks[i] = mem[int64(i)*slot : int64(i+1)*slot][:0]
 	}
-	tried := make([]bool, n)
-	bad := make([]error, n)
+	if err := o.fill(st, chunks, make([]bool, n), make([]error, n)); err != nil {
+		return nil, err
+	}
+	return chunks, nil
+}
+
+// fill reads chunks of stripe st with range reads until K of chunks are
+// good, asking the lowest untried shards first (data before parity). A
+// non-empty chunks[i] is already good; an empty one must have capacity for
+// the chunk and its crc. Shards marked tried are not asked (their failure,
+// if any, is in bad, for the error message).
+func (o *object) fill(st int64, chunks [][]byte, tried []bool, bad []error) error {
+	k, n := o.geo.k, o.geo.k+o.geo.m
+	cl := o.geo.chunkLen(st)
+	slot := cl + crcSize
 	good := 0
+	for i := range n {
+		if len(chunks[i]) > 0 {
+			good++
+		}
+	}
 	for good < k {
 		// Ask the first untried usable shards for as many chunks as are
 		// still missing.
 		var ask []int
 		for i := 0; i < n && len(ask) < k-good; i++ {
-			if !tried[i] && !o.down[i].Load() {
+			if !tried[i] && len(chunks[i]) == 0 && !o.down[i].Load() {
 				ask = append(ask, i)
 			}
 		}
@@ -230,12 +256,12 @@ func (o *object) gather(st int64, buf *[]byte) ([][]byte, error) {
 					bad[i] = shoal.Errorf("gw.read", shoal.KindUnavailable, "shard down")
 				}
 			}
-			return nil, shoal.Errorf("gw.ReadAt", shoal.KindUnavailable, "%s stripe %d: %d of %d shards readable, need %d: %s", o.id, st, good, n, k, shardErrors(bad))
+			return shoal.Errorf("gw.ReadAt", shoal.KindUnavailable, "%s stripe %d: %d of %d shards readable, need %d: %s", o.id, st, good, n, k, shardErrors(bad))
 		}
 		var wg sync.WaitGroup
 		for _, i := range ask {
 			tried[i] = true
-			wg.Go(func() { bad[i] = o.readChunk(i, st, mem[int64(i)*slot:int64(i+1)*slot]) })
+			wg.Go(func() { bad[i] = o.readChunk(i, st, chunks[i][:slot]) })
 		}
 		wg.Wait()
 		for _, i := range ask {
@@ -245,7 +271,7 @@ func (o *object) gather(st int64, buf *[]byte) ([][]byte, error) {
 			}
 		}
 	}
-	return chunks, nil
+	return nil
 }
 
 // readChunk reads shard i's chunk of stripe st, with its crc, into buf and
