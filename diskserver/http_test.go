@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"shoal"
+	"shoal/internal/httprange"
 	"shoal/sign"
 	"shoal/storetest"
 )
@@ -81,12 +82,19 @@ func TestRanges(t *testing.T) {
 			t.Errorf("Range %q = %d, Content-Range %q; want 416, bytes */100000", rng, st, hdr.Get("Content-Range"))
 		}
 	}
-	// Malformed or foreign units: ignored, the whole object (RFC 7233 §3.1).
-	for _, rng := range []string{"bytes=abc", "bytes=5-2", "items=0-1", "bytes", "bytes=1-2-3", "bytes=--1", "bytes=,", "bytes=+1-2",
-		"bytes=" + strings.Repeat("0-0,", maxRanges+1)} {
+	// Malformed bytes ranges: 400 with a reason naming the Range (the same
+	// answer md gives; formerly ignored with a 200).
+	for _, rng := range []string{"bytes=abc", "bytes=5-2", "bytes", "bytes=1-2-3", "bytes=--1", "bytes=,", "bytes=+1-2"} {
+		st, _, body := get(rng)
+		if st != 400 || !strings.Contains(string(body), "Range") {
+			t.Errorf("malformed Range %q = %d %q, want 400 naming the Range", rng, st, body)
+		}
+	}
+	// Foreign units and too many ranges: ignored, the whole object (RFC 7233 §3.1).
+	for _, rng := range []string{"items=0-1", "bytes=" + strings.Repeat("0-0,", httprange.MaxRanges+1)} {
 		st, _, body := get(rng)
 		if st != 200 || !bytes.Equal(body, data) {
-			t.Errorf("malformed Range %q = %d with %d bytes, want 200 with all", rng, st, len(body))
+			t.Errorf("ignored Range %.20q = %d with %d bytes, want 200 with all", rng, st, len(body))
 		}
 	}
 }

@@ -2,27 +2,20 @@ package diskserver
 
 import (
 	"context"
-	"time"
 
 	"shoal"
+	"shoal/internal/objhttp"
 	"shoal/wire"
 )
 
 // heartbeatLoop tells md, now and then every HeartbeatInterval, that this
 // server is alive, where it is and how much room it has.
 func (s *Server) heartbeatLoop(ctx context.Context) {
-	t := time.NewTicker(s.opts.HeartbeatInterval)
-	defer t.Stop()
-	for {
+	objhttp.Every(ctx, s.opts.HeartbeatInterval, true, func() {
 		if err := s.Heartbeat(ctx); err != nil {
 			s.log.Warn("heartbeat to md failed", "err", err)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	})
 }
 
 // Heartbeat sends one heartbeat to md.
@@ -38,18 +31,11 @@ func (s *Server) Heartbeat(ctx context.Context) error {
 
 // garbageLoop drains this server's garbage queue every GarbageInterval.
 func (s *Server) garbageLoop(ctx context.Context) {
-	t := time.NewTicker(s.opts.GarbageInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	objhttp.Every(ctx, s.opts.GarbageInterval, false, func() {
 		if _, err := s.DrainGarbage(ctx); err != nil {
 			s.log.Warn("garbage drain failed", "err", err)
 		}
-	}
+	})
 }
 
 // DrainGarbage asks md for due garbage, removes those objects and

@@ -15,12 +15,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/objhttp"
 	"shoal/sign"
 	"shoal/wire"
 )
@@ -66,9 +66,7 @@ type Server struct {
 	log   *slog.Logger
 	http  *fasthttp.Server
 
-	startOnce sync.Once
-	cancel    context.CancelFunc
-	loops     sync.WaitGroup
+	loops objhttp.Loops
 }
 
 // New opens the data directories and prepares the server; nothing runs
@@ -116,21 +114,7 @@ func New(opts Options) (*Server, error) {
 	if opts.MDURL != "" {
 		s.md = wire.NewClient(opts.MDURL, opts.Keys)
 	}
-	maxBody := int(opts.MaxBodySize) // only decides pre-reading; servePut enforces the limit
-	if int64(maxBody) != opts.MaxBodySize {
-		maxBody = int(^uint(0) >> 1)
-	}
-	s.http = &fasthttp.Server{
-		Handler:                       s.Handler(),
-		Name:                          "shoal-disk",
-		StreamRequestBody:             true,
-		MaxRequestBodySize:            maxBody,
-		DisablePreParseMultipartForm:  true,
-		NoDefaultContentType:          true,
-		DisableHeaderNamesNormalizing: false,
-		IdleTimeout:                   2 * time.Minute,
-		CloseOnShutdown:               true,
-	}
+	s.http = objhttp.NewHTTPServer(s.Handler(), "shoal-disk", opts.MaxBodySize)
 	return s, nil
 }
 
@@ -185,8 +169,7 @@ func loadServerID(dir string) (string, error) {
 // they stop when ctx is cancelled or on Close. Serve calls it; a process
 // that mounts Handler in its own server (shoal all) calls it once md is up.
 func (s *Server) Start(ctx context.Context) {
-	s.startOnce.Do(func() {
-		ctx, s.cancel = context.WithCancel(ctx)
+	s.loops.Start(ctx, func(ctx context.Context) {
 		if s.md == nil {
 			return
 		}
@@ -212,11 +195,7 @@ func (s *Server) ListenAndServe() error {
 
 // Close stops the loops and the HTTP server (if Serve was called).
 func (s *Server) Close() error {
-	s.startOnce.Do(func() {}) // a later Start does nothing
-	if s.cancel != nil {
-		s.cancel()
-	}
-	s.loops.Wait()
+	s.loops.Stop()
 	return s.http.Shutdown()
 }
 
@@ -239,9 +218,4 @@ func (s *Server) Handler() fasthttp.RequestHandler {
 }
 
 // fail answers err's status with its short reason.
-func fail(ctx *fasthttp.RequestCtx, err error) {
-	ctx.Response.Reset()
-	ctx.SetStatusCode(shoal.KindOf(err).Status())
-	ctx.SetContentType("text/plain; charset=utf-8")
-	ctx.SetBodyString(shoal.Reason(err) + "\n")
-}
+func fail(ctx *fasthttp.RequestCtx, err error) { objhttp.Fail(ctx, err) }

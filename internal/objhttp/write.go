@@ -1,0 +1,112 @@
+package objhttp
+
+import (
+	"crypto/md5"
+	"encoding/base64"
+	"errors"
+	"io"
+	"strconv"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+	"shoal/wire"
+)
+
+// Response headers a PUT answers with, so that gw, repair and remote
+// clients learn the stored object's size and checksums (RFC 3230 Digest:
+// adler32 in hex as WLCG does, md5 in base64).
+const (
+	HeaderDigest = "Digest"
+	HeaderSize   = "X-Shoal-Size"
+)
+
+// SetSums sets a PUT answer's Digest and X-Shoal-Size headers.
+func SetSums(ctx *fasthttp.RequestCtx, size int64, sums shoal.Sums) {
+	d := "adler32=" + wire.FormatAdler32(sums.Adler32)
+	if len(sums.MD5) == md5.Size {
+		d += ",md5=" + base64.StdEncoding.EncodeToString(sums.MD5)
+	}
+	ctx.Response.Header.Set(HeaderDigest, d)
+	ctx.Response.Header.Set(HeaderSize, strconv.FormatInt(size, 10))
+}
+
+// Body reads a PUT body and fails with KindInvalid if it ends before its
+// Content-Length (Want < 0: chunked, no check), so a client that dies
+// half-way never leaves a short object, and with KindTooLarge past Max.
+type Body struct {
+	R    io.Reader // the request body stream; nil reads as empty
+	Want int64     // Content-Length; < 0 for chunked
+	Max  int64     // the body limit
+	Op   string    // the operation named in errors
+
+	Got int64 // bytes read so far
+	// Failed: reading the body broke (client gone, bad chunking).
+	Failed bool
+}
+
+func (b *Body) Read(p []byte) (int, error) {
+	if b.R == nil {
+		return 0, io.EOF
+	}
+	n, err := b.R.Read(p)
+	b.Got += int64(n)
+	if b.Got > b.Max {
+		return n, shoal.Errorf(b.Op, shoal.KindTooLarge, "body over the limit of %d bytes", b.Max)
+	}
+	if err == io.EOF && b.Want >= 0 && b.Got != b.Want {
+		return n, shoal.Errorf(b.Op, shoal.KindInvalid, "body ended after %d of %d bytes: %w", b.Got, b.Want, io.ErrUnexpectedEOF)
+	}
+	if err != nil && err != io.EOF {
+		b.Failed = true
+		return n, shoal.Errorf(b.Op, shoal.KindInvalid, "reading body: %w", err)
+	}
+	return n, err
+}
+
+// CheckSize refuses a PUT whose Content-Length is over max (fasthttp does
+// not enforce its limit on streamed bodies) and otherwise returns the body
+// reader. When it returns false it has answered 413 and the connection
+// will be closed, the body left unread.
+func CheckSize(ctx *fasthttp.RequestCtx, op string, max int64) (*Body, bool) {
+	want := int64(ctx.Request.Header.ContentLength())
+	if want > max {
+		Fail(ctx, shoal.Errorf(op, shoal.KindTooLarge, "body of %d bytes over the limit of %d", want, max))
+		ctx.SetConnectionClose()
+		return nil, false
+	}
+	return &Body{R: ctx.RequestBodyStream(), Want: want, Max: max, Op: op}, true
+}
+
+// Commit sends a finished upload's commit to md and answers the PUT with
+// md's status and ETag. If md refuses or cannot be reached, undo removes
+// what was stored, and the client gets md's own answer (its status and
+// reason text, relayed as is) or 503.
+func Commit(ctx *fasthttp.RequestCtx, md *wire.Client, op, id string, req wire.CommitRequest, undo func()) {
+	var reply wire.CommitReply
+	status, err := md.Call(wire.PathCommit, req, &reply)
+	if err == nil && status != fasthttp.StatusCreated && status != fasthttp.StatusNoContent {
+		err = shoal.Errorf(op, shoal.KindUnavailable, "md answered the commit with %d", status)
+	}
+	if err != nil {
+		undo()
+		if status >= 400 {
+			reason := shoal.Reason(err)
+			var se *shoal.Error
+			if errors.As(err, &se) && se.Err != nil {
+				reason = se.Err.Error()
+			}
+			ctx.Response.Reset()
+			ctx.SetStatusCode(status)
+			ctx.SetContentType("text/plain; charset=utf-8")
+			ctx.SetBodyString(reason + "\n")
+			return
+		}
+		Fail(ctx, shoal.E(op, id, shoal.KindUnavailable, err))
+		return
+	}
+	if reply.ETag != "" {
+		ctx.Response.Header.Set(fasthttp.HeaderETag, reply.ETag)
+	}
+	ctx.SetStatusCode(status)
+}
