@@ -36,7 +36,7 @@ func (g *genReader) Read(p []byte) (int, error) {
 }
 
 // TestMemoryBounded streams 256 MiB through Create and back through
-// ReadAt and checks that the heap stays far below the file size: memory
+// ReadAt and through the streamed GET reader, and checks that the heap stays far below the file size: memory
 // is bounded by stripes, not the file.
 func TestMemoryBounded(t *testing.T) {
 	if testing.Short() {
@@ -82,10 +82,27 @@ func TestMemoryBounded(t *testing.T) {
 	if n, err := io.CopyBuffer(back, rd, make([]byte, 3<<20)); err != nil || n != size {
 		t.Fatalf("read back %d bytes: %v", n, err)
 	}
+	// And through the streamed GET path (one reader per data shard).
+	obj2, err := s.Open(ctx, "b16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := bodyReader(obj2, 0, obj2.Size())
+	if _, ok := body.(*stripeStream); !ok {
+		t.Fatalf("a %d MiB GET is read by %T, not streamed", size>>20, body)
+	}
+	streamed := adler32.New()
+	if n, err := io.Copy(streamed, body); err != nil || n != size {
+		t.Fatalf("streamed %d bytes: %v", n, err)
+	}
+	body.Close()
 	close(stop)
 	wg.Wait()
 	if back.Sum32() != ad.Sum32() {
 		t.Errorf("read back adler32 %08x, want %08x", back.Sum32(), ad.Sum32())
+	}
+	if streamed.Sum32() != ad.Sum32() {
+		t.Errorf("streamed adler32 %08x, want %08x", streamed.Sum32(), ad.Sum32())
 	}
 	t.Logf("peak HeapInuse %.1f MiB for a %d MiB file", float64(peak.Load())/(1<<20), size>>20)
 	if peak.Load() > limit {
