@@ -2,6 +2,9 @@ package md
 
 import (
 	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -133,5 +136,38 @@ func TestRanges(t *testing.T) {
 			}
 		}
 		e.get("/b", map[string]string{"Range": "bytes=20000-"}).want(t, mode+" unsatisfiable big", 416, "")
+		// Inline and data-server files answer bad and ignored Ranges alike.
+		for _, c := range []struct{ path, want string }{{"/s", small}, {"/b", big}} {
+			r := e.get(c.path, map[string]string{"Range": "bytes=20000-"})
+			if r.status != 416 || r.h.Get("Content-Range") != fmt.Sprintf("bytes */%d", len(c.want)) {
+				t.Errorf("%s %s unsatisfiable: %d, Content-Range %q", mode, c.path, r.status, r.h.Get("Content-Range"))
+			}
+			e.get(c.path, map[string]string{"Range": "bytes=5-2"}).want(t, mode+" "+c.path+" malformed", 400, "Range")
+			e.get(c.path, map[string]string{"Range": "bytes=1-2-3"}).want(t, mode+" "+c.path+" malformed", 400, "Range")
+			for _, rng := range []string{"items=0-1", "bytes=" + strings.Repeat("0-0,", 65)} {
+				if r := e.get(c.path, map[string]string{"Range": rng}); r.status != 200 || r.body != c.want {
+					t.Errorf("%s %s Range %.12q: %d with %d bytes, want 200 with all", mode, c.path, rng, r.status, len(r.body))
+				}
+			}
+			// Several ranges: multipart/byteranges, parts in request order.
+			r = e.get(c.path, map[string]string{"Range": "bytes=0-1, -2"})
+			mt, params, err := mime.ParseMediaType(r.h.Get("Content-Type"))
+			if r.status != 206 || err != nil || mt != "multipart/byteranges" {
+				t.Errorf("%s %s multi-range: %d, Content-Type %q", mode, c.path, r.status, r.h.Get("Content-Type"))
+				continue
+			}
+			mr := multipart.NewReader(strings.NewReader(r.body), params["boundary"])
+			n := int64(len(c.want))
+			for _, w := range [][2]int64{{0, 1}, {n - 2, n - 1}} {
+				p, err := mr.NextPart()
+				if err != nil {
+					t.Fatalf("%s %s part %v: %v", mode, c.path, w, err)
+				}
+				got, _ := io.ReadAll(p)
+				if cr := p.Header.Get("Content-Range"); cr != fmt.Sprintf("bytes %d-%d/%d", w[0], w[1], n) || string(got) != c.want[w[0]:w[1]+1] {
+					t.Errorf("%s %s part: Content-Range %q, body %q", mode, c.path, cr, got)
+				}
+			}
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httprange"
 )
 
 var (
@@ -62,32 +63,42 @@ func (s *Server) redirects(ctx *fasthttp.RequestCtx) bool {
 	return true
 }
 
-// getInline serves a file kept in the catalog, with a single Range.
+// getInline serves a file kept in the catalog, with Range as the data
+// servers answer it (internal/httprange): one range, or several as
+// multipart/byteranges.
 func (s *Server) getInline(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
-	r, partial, err := parseRange(ctx.Request.Header.PeekBytes(hdrRange), e.Size)
-	if err != nil {
-		if shoal.IsKind(err, shoal.KindBadRange) {
+	var rs []httprange.Range
+	if h := ctx.Request.Header.PeekBytes(hdrRange); len(h) > 0 {
+		var err error
+		if rs, err = httprange.Parse(string(h), e.Size); err != nil {
 			writeError(ctx, err)
-			buf := getBuf()
-			buf.b = append(append(buf.b[:0], "bytes */"...), appendInt(nil, e.Size)...)
-			ctx.Response.Header.SetBytesKV(hdrContentRange, buf.b)
-			putBuf(buf)
+			if shoal.IsKind(err, shoal.KindBadRange) {
+				buf := getBuf()
+				buf.b = httprange.AppendUnsatisfied(buf.b[:0], e.Size)
+				ctx.Response.Header.SetBytesKV(hdrContentRange, buf.b)
+				putBuf(buf)
+			}
 			return
 		}
-		writeError(ctx, err)
-		return
 	}
 	s.setEntryHeaders(ctx, e)
-	if !partial {
+	switch len(rs) {
+	case 0:
 		ctx.SetBody(e.Inline)
 		return
+	case 1:
+		r := rs[0]
+		buf := getBuf()
+		buf.b = httprange.AppendContentRange(buf.b[:0], r, e.Size)
+		ctx.Response.Header.SetBytesKV(hdrContentRange, buf.b)
+		putBuf(buf)
+		ctx.SetBody(e.Inline[r.Start:r.End])
+	default:
+		body, n, ctype := httprange.Multipart(bytes.NewReader(e.Inline), rs, e.Size, string(ctx.Response.Header.ContentType()))
+		ctx.Response.Header.Set(fasthttp.HeaderContentType, ctype)
+		ctx.SetBodyStream(body, int(n))
 	}
-	buf := getBuf()
-	buf.b = appendContentRange(buf.b[:0], r, e.Size)
-	ctx.Response.Header.SetBytesKV(hdrContentRange, buf.b)
-	putBuf(buf)
 	ctx.SetStatusCode(fasthttp.StatusPartialContent)
-	ctx.SetBody(e.Inline[r.start : r.end+1])
 }
 
 // getRedirect sends the client to a data server with a signed URL that

@@ -266,7 +266,7 @@ func appendActiveLock(b []byte, l *lock) []byte {
 		b = append(b, "</D:owner>"...)
 	}
 	b = append(b, "<D:timeout>Second-"...)
-	b = appendInt(b, int64(l.timeout/time.Second))
+	b = strconv.AppendInt(b, int64(l.timeout/time.Second), 10)
 	b = append(b, "</D:timeout><D:locktoken><D:href>"...)
 	b = appendEscaped(b, l.token, false)
 	b = append(b, "</D:href></D:locktoken><D:lockroot>"...)

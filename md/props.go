@@ -2,6 +2,7 @@ package md
 
 import (
 	"encoding/xml"
+	"strconv"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -70,7 +71,7 @@ func (lv *liveValues) appendLive(b []byte, e *shoal.Entry, n xml.Name) (out []by
 			return b, false, nil
 		}
 		b = append(b, "<D:getcontentlength>"...)
-		b = appendInt(b, e.Size)
+		b = strconv.AppendInt(b, e.Size, 10)
 		return append(b, "</D:getcontentlength>"...), true, nil
 	case "getlastmodified":
 		b = append(b, "<D:getlastmodified>"...)
@@ -104,7 +105,7 @@ func (lv *liveValues) appendLive(b []byte, e *shoal.Entry, n xml.Name) (out []by
 			return b, false, lv.availErr
 		}
 		b = append(b, "<D:quota-available-bytes>"...)
-		b = appendInt(b, lv.avail)
+		b = strconv.AppendInt(b, lv.avail, 10)
 		return append(b, "</D:quota-available-bytes>"...), true, nil
 	case "supportedlock", "lockdiscovery":
 		return lv.srv.appendLockProps(b, e.Path, n.Local), true, nil
@@ -114,7 +115,7 @@ func (lv *liveValues) appendLive(b []byte, e *shoal.Entry, n xml.Name) (out []by
 			return b, false, err
 		}
 		b = append(b, "<D:quota-used-bytes>"...)
-		b = appendInt(b, used)
+		b = strconv.AppendInt(b, used, 10)
 		return append(b, "</D:quota-used-bytes>"...), true, nil
 	}
 	return b, false, nil
