@@ -17,13 +17,18 @@ type DrainReport struct {
 	Passes   int              `json:"passes"`   // walks over the server's replicas
 	Left     int              `json:"left"`     // replica rows still on it at the end
 	State    string           `json:"state"`    // retired when it holds nothing, else draining
-	Problems []ProblemReplica `json:"problems"` // moves that failed
+	Problems []ProblemReplica `json:"problems"` // moves that failed in the last pass and stay undone
+	Retried  int              `json:"retried"`  // moves that failed in a pass and were tried again in the next
 	Elapsed  string           `json:"elapsed"`
 }
 
 // drainIdle is the pause between passes while only uploads begun before
 // the drain are still pending on the server.
 const drainIdle = 200 * time.Millisecond
+
+// drainStalledPasses is how many passes in a row may move nothing before
+// Drain gives up and reports.
+const drainStalledPasses = 5
 
 // Drain marks the server draining (no new writes; reads go on), moves
 // every replica and shard on it to other live servers of its pool (each
@@ -51,6 +56,7 @@ func (s *Server) Drain(ctx context.Context, id string) (DrainReport, error) {
 		}
 	}
 	s.placement.invalidate()
+	stalled := 0
 	for ctx.Err() == nil {
 		rep.Passes++
 		servers, err := s.serverInfo(ctx)
@@ -80,13 +86,18 @@ func (s *Server) Drain(ctx context.Context, id string) (DrainReport, error) {
 			}
 			s.placement.invalidate()
 			rep.State = string(shoal.ServerRetired)
+			rep.Problems = rep.Problems[:0] // a later pass did what earlier ones could not
 			break
 		}
 		if rows == 0 {
 			sleep(ctx, drainIdle) // uploads begun before the drain: wait for their commit or expiry
 			continue
 		}
-		failedBefore := len(rep.Problems)
+		// A failed move (a target briefly not live, a file overwritten
+		// meanwhile) is tried again next pass; only the last pass's
+		// failures are reported as problems.
+		rep.Retried += len(rep.Problems)
+		rep.Problems = rep.Problems[:0]
 		for _, path := range paths {
 			e, err := s.cat.Stat(ctx, path)
 			if err != nil || e.IsDir {
@@ -104,9 +115,17 @@ func (s *Server) Drain(ctx context.Context, id string) (DrainReport, error) {
 				rep.Moved++
 			}
 		}
-		if len(rep.Problems) > failedBefore && len(rep.Problems)-failedBefore >= rows {
-			break // no progress this pass: report rather than spin
+		if len(rep.Problems) > 0 && len(rep.Problems) >= rows {
+			// No progress this pass. Servers that briefly missed a
+			// heartbeat come back: retry a few times, then report rather
+			// than spin.
+			if stalled++; stalled >= drainStalledPasses {
+				break
+			}
+			sleep(ctx, drainIdle)
+			continue
 		}
+		stalled = 0
 	}
 	rep.Elapsed = time.Since(start).Round(time.Millisecond).String()
 	return rep, ctx.Err()
