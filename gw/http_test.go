@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"os"
 	"strings"
@@ -125,6 +127,32 @@ func TestEC42Servers(t *testing.T) {
 	}
 	if st, h, _ := httpDo(t, "HEAD", url("GET", big), nil, nil); st != 200 || h.Get("Content-Length") != fmt.Sprint(len(files[big])) {
 		t.Errorf("HEAD: %d, length %q", st, h.Get("Content-Length"))
+	}
+	// A malformed bytes range: 400 naming the Range, as diskserver and md
+	// answer; another unit: ignored, the whole object.
+	if st, _, body := httpDo(t, "GET", url("GET", big), nil, map[string]string{"Range": "bytes=5-2"}); st != 400 || !strings.Contains(string(body), "Range") {
+		t.Errorf("malformed range: %d %q, want 400", st, body)
+	}
+	if st, _, got := httpDo(t, "GET", url("GET", big), nil, map[string]string{"Range": "items=0-1"}); st != 200 || !bytes.Equal(got, files[big]) {
+		t.Errorf("foreign unit: %d with %d bytes, want 200 with all", st, len(got))
+	}
+	// Several ranges: multipart/byteranges read with ReadAt.
+	n := int64(len(files[big]))
+	st, h, got := httpDo(t, "GET", url("GET", big), nil, map[string]string{"Range": fmt.Sprintf("bytes=0-9, %d-%d, -3", n/2, n/2+stripe)})
+	mt, params, err := mime.ParseMediaType(h.Get("Content-Type"))
+	if st != 206 || err != nil || mt != "multipart/byteranges" {
+		t.Fatalf("multi-range: %d, Content-Type %q", st, h.Get("Content-Type"))
+	}
+	mr := multipart.NewReader(bytes.NewReader(got), params["boundary"])
+	for _, w := range [][2]int64{{0, 9}, {n / 2, n/2 + stripe}, {n - 3, n - 1}} {
+		p, err := mr.NextPart()
+		if err != nil {
+			t.Fatalf("part %v: %v", w, err)
+		}
+		b, _ := io.ReadAll(p)
+		if cr := p.Header.Get("Content-Range"); cr != fmt.Sprintf("bytes %d-%d/%d", w[0], w[1], n) || !bytes.Equal(b, files[big][w[0]:w[1]+1]) {
+			t.Errorf("part %v: Content-Range %q, %d bytes", w, cr, len(b))
+		}
 	}
 
 	// Flip bytes in shard 2's file on disk: detected, reconstructed,

@@ -5,13 +5,13 @@ import (
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"shoal"
 	"shoal/diskserver/remote"
+	"shoal/internal/objhttp"
 	"shoal/sign"
 	"shoal/wire"
 )
@@ -51,9 +51,7 @@ type Server struct {
 	log  *slog.Logger
 	http *fasthttp.Server
 
-	startOnce sync.Once
-	cancel    context.CancelFunc
-	loops     sync.WaitGroup
+	loops objhttp.Loops
 }
 
 // NewServer checks opts and prepares the server; nothing runs until Start
@@ -92,16 +90,7 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		s.md = wire.NewClient(opts.MDURL, keys)
 		s.dir.md = s.md
 	}
-	s.http = &fasthttp.Server{
-		Handler:                      s.Handler(),
-		Name:                         "shoal-gw",
-		StreamRequestBody:            true,
-		MaxRequestBodySize:           int(min(opts.MaxBodySize, int64(^uint(0)>>1))),
-		DisablePreParseMultipartForm: true,
-		NoDefaultContentType:         true,
-		IdleTimeout:                  2 * time.Minute,
-		CloseOnShutdown:              true,
-	}
+	s.http = objhttp.NewHTTPServer(s.Handler(), "shoal-gw", opts.MaxBodySize)
 	return s, nil
 }
 
@@ -110,8 +99,7 @@ func (s *Server) ID() string { return s.opts.ID }
 
 // Start starts the heartbeat and server-list loops (with an md), once.
 func (s *Server) Start(ctx context.Context) {
-	s.startOnce.Do(func() {
-		ctx, s.cancel = context.WithCancel(ctx)
+	s.loops.Start(ctx, func(ctx context.Context) {
 		if s.md == nil {
 			return
 		}
@@ -138,11 +126,7 @@ func (s *Server) ListenAndServe() error {
 
 // Close stops the loops and the HTTP server.
 func (s *Server) Close() error {
-	s.startOnce.Do(func() {})
-	if s.cancel != nil {
-		s.cancel()
-	}
-	s.loops.Wait()
+	s.loops.Stop()
 	return s.http.Shutdown()
 }
 
@@ -155,17 +139,7 @@ func (s *Server) heartbeatLoop(ctx context.Context) {
 			s.log.Warn("heartbeat", "err", err)
 		}
 	}
-	beat()
-	t := time.NewTicker(s.opts.HeartbeatInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			beat()
-		}
-	}
+	objhttp.Every(ctx, s.opts.HeartbeatInterval, true, beat)
 }
 
 // Handler serves /obj/<id>.
@@ -181,9 +155,4 @@ func (s *Server) Handler() fasthttp.RequestHandler {
 }
 
 // fail answers err's status with its short reason.
-func fail(ctx *fasthttp.RequestCtx, err error) {
-	ctx.Response.Reset()
-	ctx.SetStatusCode(shoal.KindOf(err).Status())
-	ctx.SetContentType("text/plain; charset=utf-8")
-	ctx.SetBodyString(shoal.Reason(err) + "\n")
-}
+func fail(ctx *fasthttp.RequestCtx, err error) { objhttp.Fail(ctx, err) }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"shoal"
+	"shoal/internal/objhttp"
 	"shoal/sign"
 )
 
@@ -54,24 +55,12 @@ type request struct {
 // for md's mirrored writes): KindInvalid.
 func verifyQuery(keys *sign.Keys, method, object string, get func(string) string, now time.Time) (request, error) {
 	const op = "gw.verify"
-	expS, kid, sig := get(sign.ParamExpiry), get(sign.ParamKeyID), get(sign.ParamSig)
-	if expS == "" || kid == "" || sig == "" {
-		return request{}, shoal.Errorf(op, shoal.KindPermission, "missing signature (exp, kid, sig)")
-	}
-	exp, err := strconv.ParseInt(expS, 10, 64)
-	if err != nil {
-		return request{}, shoal.Errorf(op, shoal.KindPermission, "bad expiry")
-	}
 	r := request{upload: get(sign.ParamUpload)}
 	layoutS, srv := get(ParamLayout), get(ParamServers)
-	extra := r.upload + "|" + layoutS + "|" + srv
-	err = keys.Verify(method, object, exp, extra, kid, sig, now)
-	if err != nil && method == "HEAD" && keys.Verify("GET", object, exp, extra, kid, sig, now) == nil {
-		err = nil
-	}
-	if err != nil {
+	if err := objhttp.Verify(keys, op, method, object, r.upload+"|"+layoutS+"|"+srv, get, now); err != nil {
 		return request{}, err
 	}
+	var err error
 	if r.layout, err = shoal.ParseLayout(layoutS); err != nil {
 		return request{}, err
 	}
