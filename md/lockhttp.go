@@ -183,16 +183,9 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 // parseLockinfo reads a DAV:lockinfo body: scope, type (write) and owner.
 func parseLockinfo(body []byte) (*lock, error) {
 	const op = "LOCK"
-	if err := checkNamespaces(op, body); err != nil {
-		return nil, err
-	}
-	d := xml.NewDecoder(bytes.NewReader(body))
-	root, err := rootElement(d)
+	d, err := openDAVBody(op, body, "lockinfo")
 	if err != nil {
-		return nil, xmlErr(op, err)
-	}
-	if root.Name != (xml.Name{Space: nsDAV, Local: "lockinfo"}) {
-		return nil, shoal.Errorf(op, shoal.KindInvalid, "root element must be DAV:lockinfo")
+		return nil, err
 	}
 	l := &lock{}
 	scoped, typed := false, false

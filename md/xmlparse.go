@@ -37,16 +37,9 @@ func parsePropfind(body []byte) (*propfindReq, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return r, nil
 	}
-	if err := checkNamespaces(op, body); err != nil {
-		return nil, err
-	}
-	d := xml.NewDecoder(bytes.NewReader(body))
-	root, err := rootElement(d)
+	d, err := openDAVBody(op, body, "propfind")
 	if err != nil {
-		return nil, xmlErr(op, err)
-	}
-	if root.Name != (xml.Name{Space: nsDAV, Local: "propfind"}) {
-		return nil, shoal.Errorf(op, shoal.KindInvalid, "root element must be DAV:propfind")
+		return nil, err
 	}
 	seen := false
 	for {
@@ -87,6 +80,23 @@ func parsePropfind(body []byte) (*propfindReq, error) {
 			}
 		}
 	}
+}
+
+// openDAVBody checks body's namespaces and that its root element is
+// DAV:root, and returns the decoder positioned after that start tag.
+func openDAVBody(op string, body []byte, root string) (*xml.Decoder, error) {
+	if err := checkNamespaces(op, body); err != nil {
+		return nil, err
+	}
+	d := xml.NewDecoder(bytes.NewReader(body))
+	start, err := rootElement(d)
+	if err != nil {
+		return nil, xmlErr(op, err)
+	}
+	if start.Name != (xml.Name{Space: nsDAV, Local: root}) {
+		return nil, shoal.Errorf(op, shoal.KindInvalid, "root element must be DAV:%s", root)
+	}
+	return d, nil
 }
 
 // rootElement returns the document's first element.
@@ -156,16 +166,9 @@ type patchOp struct {
 // document.
 func parseProppatch(body []byte) ([]patchOp, error) {
 	const op = "PROPPATCH"
-	if err := checkNamespaces(op, body); err != nil {
-		return nil, err
-	}
-	d := xml.NewDecoder(bytes.NewReader(body))
-	root, err := rootElement(d)
+	d, err := openDAVBody(op, body, "propertyupdate")
 	if err != nil {
-		return nil, xmlErr(op, err)
-	}
-	if root.Name != (xml.Name{Space: nsDAV, Local: "propertyupdate"}) {
-		return nil, shoal.Errorf(op, shoal.KindInvalid, "root element must be DAV:propertyupdate")
+		return nil, err
 	}
 	var ops []patchOp
 	for {
