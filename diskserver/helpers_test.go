@@ -1,15 +1,13 @@
 package diskserver
 
 import (
-	"bytes"
-	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"shoal/internal/testhttp"
 	"shoal/sign"
 )
 
@@ -23,10 +21,7 @@ type testServer struct {
 
 func startServer(t testing.TB, opts Options) *testServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, url := testhttp.Listen(t)
 	if opts.Keys == nil {
 		opts.Keys = sign.Random()
 	}
@@ -36,18 +31,12 @@ func startServer(t testing.TB, opts Options) *testServer {
 	if opts.ReserveBytes == 0 {
 		opts.ReserveBytes = -1
 	}
-	url := "http://" + ln.Addr().String()
 	opts.PublicURL = url
 	srv, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		srv.Close()
-		<-done
-	})
+	testhttp.Serve(t, srv, ln)
 	return &testServer{Server: srv, URL: url, Keys: opts.Keys, Dir: opts.Dirs[0]}
 }
 
@@ -59,27 +48,7 @@ func (ts *testServer) signed(method, id, upload string) string {
 // do sends one request with net/http and returns status, headers and body.
 func do(t testing.TB, method, url string, body []byte, hdr map[string]string) (int, http.Header, []byte) {
 	t.Helper()
-	var r io.Reader
-	if body != nil {
-		r = bytes.NewReader(body)
-	}
-	req, err := http.NewRequest(method, url, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, b
+	return testhttp.DoBytes(t, method, url, body, hdr)
 }
 
 // tmpFiles lists what is left in a data dir's tmp/.

@@ -10,6 +10,7 @@ import (
 	"shoal"
 	"shoal/diskserver"
 	"shoal/diskserver/remote"
+	"shoal/internal/testhttp"
 	"shoal/sign"
 )
 
@@ -119,20 +120,11 @@ func (c *cluster) remotes() []shoal.BlobStore {
 // gateway starts a gw.Server over the cluster (static server map, no md).
 func (c *cluster) gateway(t testing.TB, stripe int) (*Server, string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "http://" + ln.Addr().String()
+	ln, url := testhttp.Listen(t)
 	srv, err := NewServer(ServerOptions{ID: "gw0", PublicURL: url, Keys: c.keys, StripeSize: stripe, Servers: c.urls()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		srv.Close()
-		<-done
-	})
+	testhttp.Serve(t, srv, ln)
 	return srv, url
 }

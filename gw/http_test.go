@@ -6,38 +6,20 @@ import (
 	"io"
 	"mime"
 	"mime/multipart"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"shoal"
+	"shoal/internal/testhttp"
 	"shoal/storetest"
 )
 
 var ec42 = shoal.Layout{Kind: shoal.LayoutEC, K: 4, M: 2}
 
-func httpDo(t testing.TB, method, url string, body io.Reader, hdr map[string]string) (int, http.Header, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("%s: reading body: %v", method, err)
-	}
-	return resp.StatusCode, resp.Header, b
-}
+// httpDo sends one request with net/http (see testhttp.Do).
+var httpDo = testhttp.Do
 
 // TestConformanceRemote: gw.Store over HTTP clients of real diskservers.
 func TestConformanceRemote(t *testing.T) {

@@ -2,12 +2,12 @@ package remote_test
 
 import (
 	"bytes"
-	"net"
 	"testing"
 
 	"shoal"
 	"shoal/diskserver"
 	"shoal/diskserver/remote"
+	"shoal/internal/testhttp"
 	"shoal/sign"
 	"shoal/storetest"
 )
@@ -17,21 +17,13 @@ import (
 func TestRemoteConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) shoal.BlobStore {
 		keys := sign.Random()
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
+		ln, url := testhttp.Listen(t)
 		srv, err := diskserver.New(diskserver.Options{Dirs: []string{t.TempDir()}, Keys: keys, ReserveBytes: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		done := make(chan error, 1)
-		go func() { done <- srv.Serve(ln) }()
-		t.Cleanup(func() {
-			srv.Close()
-			<-done
-		})
-		return remote.New("http://"+ln.Addr().String(), keys)
+		testhttp.Serve(t, srv, ln)
+		return remote.New(url, keys)
 	})
 }
 
@@ -39,17 +31,13 @@ func TestRemoteConformance(t *testing.T) {
 // reading the body; the client must still see KindExist, not a broken pipe.
 func TestCreateExistingLargeBody(t *testing.T) {
 	keys := sign.Random()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, url := testhttp.Listen(t)
 	srv, err := diskserver.New(diskserver.Options{Dirs: []string{t.TempDir()}, Keys: keys, ReserveBytes: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	c := remote.New("http://"+ln.Addr().String(), keys)
+	testhttp.Serve(t, srv, ln)
+	c := remote.New(url, keys)
 	data := storetest.Data(1, 32<<20)
 	if _, _, err := c.Create(t.Context(), "b16", bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
