@@ -8,7 +8,6 @@ package e2e
 // The same steps run against the native binary.
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"fmt"
@@ -18,7 +17,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -182,53 +180,5 @@ func smokeDo(t *testing.T, c *http.Client, method, url string, body []byte, head
 func startBinary(t *testing.T, argv []string, data string) *node {
 	t.Helper()
 	cmd := exec.Command(argv[0], append(argv[1:], "all", "--data", data, "--listen", "127.0.0.1:0", "--disk-listen", "127.0.0.1:0")...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := &node{Data: data, cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
-	cmd.Stderr = n.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		n.exitErr = cmd.Wait()
-		close(n.exited)
-	}()
-	t.Cleanup(func() {
-		n.signal(syscall.SIGKILL)
-		<-n.exited
-		if t.Failed() {
-			t.Logf("%s stderr:\n%s", argv[0], n.stderr)
-		}
-	})
-	ready := make(chan error, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			field, value, _ := strings.Cut(sc.Text(), " ")
-			value = strings.TrimRight(strings.TrimSpace(value), "/")
-			switch field {
-			case "md":
-				n.URL = value
-			case "disk":
-				n.DiskURL = value
-			case "ready":
-				ready <- nil
-				io.Copy(io.Discard, stdout)
-				return
-			}
-		}
-		ready <- fmt.Errorf("exited before ready")
-	}()
-	select {
-	case err := <-ready:
-		if err != nil || n.URL == "" || n.DiskURL == "" {
-			<-n.exited
-			t.Fatalf("%v: %v (md %q, disk %q)\n%s", argv, err, n.URL, n.DiskURL, n.stderr)
-		}
-	case <-time.After(3 * time.Minute):
-		t.Fatalf("%v: not ready after 3 minutes\n%s", argv, n.stderr)
-	}
-	return n
+	return runNode(t, cmd, data, argv[0], 3*time.Minute)
 }

@@ -108,6 +108,14 @@ func startShoalArgs(t *testing.T, data string, args []string, env ...string) *no
 	argv := append([]string{"all", "--data", data, "--listen", "127.0.0.1:0", "--disk-listen", "127.0.0.1:0", "--log-level", "debug"}, args...)
 	cmd := exec.Command(shoalBin, argv...)
 	cmd.Env = append(os.Environ(), env...)
+	return runNode(t, cmd, data, "shoal all", 60*time.Second)
+}
+
+// runNode starts cmd, a `shoal all`, and waits up to wait for it to print
+// its md and disk URLs and "ready"; stdout is drained after. The process
+// is killed at the end of the test, its stderr logged if the test failed.
+func runNode(t *testing.T, cmd *exec.Cmd, data, name string, wait time.Duration) *node {
+	t.Helper()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +133,7 @@ func startShoalArgs(t *testing.T, data string, args []string, env ...string) *no
 		n.signal(syscall.SIGKILL)
 		<-n.exited
 		if t.Failed() {
-			t.Logf("shoal all stderr:\n%s", n.stderr)
+			t.Logf("%s stderr:\n%s", name, n.stderr)
 		}
 	})
 
@@ -138,12 +146,13 @@ func startShoalArgs(t *testing.T, data string, args []string, env ...string) *no
 		close(lines)
 		io.Copy(io.Discard, stdout)
 	}()
-	timeout := time.After(60 * time.Second)
+	timeout := time.After(wait)
 	for {
 		select {
 		case line, ok := <-lines:
 			if !ok {
-				t.Fatalf("shoal all exited before ready: %v\n%s", n.exitErr, n.stderr)
+				<-n.exited
+				t.Fatalf("%s exited before ready: %v\n%s", name, n.exitErr, n.stderr)
 			}
 			field, value, _ := strings.Cut(line, " ")
 			value = strings.TrimRight(strings.TrimSpace(value), "/")
@@ -154,7 +163,7 @@ func startShoalArgs(t *testing.T, data string, args []string, env ...string) *no
 				n.DiskURL = value
 			case "ready":
 				if n.URL == "" || n.DiskURL == "" {
-					t.Fatalf("ready before printing md and disk URLs")
+					t.Fatalf("%s: ready before printing md and disk URLs", name)
 				}
 				go func() { // keep draining stdout
 					for range lines {
@@ -163,7 +172,7 @@ func startShoalArgs(t *testing.T, data string, args []string, env ...string) *no
 				return n
 			}
 		case <-timeout:
-			t.Fatalf("shoal all not ready after 60s:\n%s", n.stderr)
+			t.Fatalf("%s not ready after %v:\n%s", name, wait, n.stderr)
 		}
 	}
 }
