@@ -30,6 +30,10 @@ const drainIdle = 200 * time.Millisecond
 // Drain gives up and reports.
 const drainStalledPasses = 5
 
+// drainSettle is the margin past placementRefresh after which no md can
+// still place a new upload on a server marked draining.
+const drainSettle = 500 * time.Millisecond
+
 // Drain marks the server draining (no new writes; reads go on), moves
 // every replica and shard on it to other live servers of its pool (each
 // move a copy, then the catalog row changes atomically and the old object
@@ -56,6 +60,7 @@ func (s *Server) Drain(ctx context.Context, id string) (DrainReport, error) {
 		}
 	}
 	s.placement.invalidate()
+	marked := time.Now()
 	stalled := 0
 	for ctx.Err() == nil {
 		rep.Passes++
@@ -81,6 +86,13 @@ func (s *Server) Drain(ctx context.Context, id string) (DrainReport, error) {
 		}
 		rep.Left = rows
 		if rows == 0 && pending == 0 {
+			// Other md replicas learn of the draining state only when their
+			// placement lists refresh: until then they may still begin
+			// uploads on this server, which must be waited for, not missed.
+			if wait := placementRefresh + drainSettle - time.Since(marked); wait > 0 {
+				sleep(ctx, wait)
+				continue
+			}
 			if err := s.cat.SetServerState(ctx, id, shoal.ServerRetired); err != nil {
 				return rep, err
 			}
