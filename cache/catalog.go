@@ -12,8 +12,9 @@ import (
 // invalidates them after every mutation. Everything else passes through.
 type Catalog struct {
 	inner    shoal.Catalog
-	l1       *l1 // nil when off
-	l2       *l2 // nil when off
+	l1       *l1[*shoal.Entry] // Stat answers; nil when off
+	l1props  *l1[[]shoal.Prop] // Props answers; nil when L1 is off
+	l2       *l2               // nil when off
 	counters counters
 }
 
@@ -25,7 +26,8 @@ func NewCatalog(inner shoal.Catalog, opts Options) *Catalog {
 	opts = opts.withDefaults()
 	c := &Catalog{inner: inner}
 	if opts.L1 {
-		c.l1 = newL1(opts.L1Size, opts.L1TTL, opts.NegativeTTL)
+		c.l1 = newL1[*shoal.Entry](opts.L1Size, opts.L1TTL, opts.NegativeTTL)
+		c.l1props = newL1[[]shoal.Prop](opts.L1Size, opts.L1TTL, opts.NegativeTTL)
 	}
 	if opts.L2 != nil {
 		c.l2 = &l2{c: opts.L2, prefix: opts.KeyPrefix, ttl: opts.L2TTL, negTTL: opts.NegativeTTL, cnt: &c.counters}

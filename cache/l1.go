@@ -6,11 +6,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"shoal"
 )
 
-// l1 is the in-process tier: path → the answer of Stat (a shared, read-only
-// *shoal.Entry, or the negative error), sharded to keep lock contention low.
+// l1 is the in-process tier: path → a cached answer (for Stat a shared,
+// read-only *shoal.Entry or the negative error; for Props the dead
+// properties), sharded to keep lock contention low.
 // A hit takes one read lock and allocates nothing.
 //
 // Coherence within the process is exact (mutations through this decorator
@@ -24,7 +24,7 @@ import (
 //     scan of every shard for descendants, and such mutations are rare;
 //   - a creation bumps negEpoch, which makes every negative slot stale
 //     (paths below a new file turn from "not found" into "not a directory").
-type l1 struct {
+type l1[V any] struct {
 	seed     maphash.Seed
 	start    time.Time // expiries are monotonic nanoseconds since start
 	ttl      int64
@@ -32,21 +32,21 @@ type l1 struct {
 	perShard int
 	epoch    atomic.Uint64
 	negEpoch atomic.Uint64
-	shards   [l1Shards]l1Shard
+	shards   [l1Shards]l1Shard[V]
 }
 
 const l1Shards = 64
 
-type l1Shard struct {
+type l1Shard[V any] struct {
 	mu    sync.RWMutex
 	gen   atomic.Uint64 // written under mu; read without it for tokens
-	slots map[string]l1Slot
+	slots map[string]l1Slot[V]
 	_     [64]byte // keep neighbouring shards' locks off one cache line
 }
 
-type l1Slot struct {
-	entry    *shoal.Entry
-	err      error // the negative answer when entry is nil
+type l1Slot[V any] struct {
+	value    V
+	err      error // the negative answer, if not nil
 	expires  int64
 	epoch    uint64
 	negEpoch uint64
@@ -58,8 +58,8 @@ type l1Token struct {
 	gen, epoch, negEpoch uint64
 }
 
-func newL1(size int, ttl, negTTL time.Duration) *l1 {
-	c := &l1{
+func newL1[V any](size int, ttl, negTTL time.Duration) *l1[V] {
+	c := &l1[V]{
 		seed:     maphash.MakeSeed(),
 		start:    time.Now(),
 		ttl:      int64(ttl),
@@ -67,41 +67,42 @@ func newL1(size int, ttl, negTTL time.Duration) *l1 {
 		perShard: max(1, size/l1Shards),
 	}
 	for i := range c.shards {
-		c.shards[i].slots = make(map[string]l1Slot)
+		c.shards[i].slots = make(map[string]l1Slot[V])
 	}
 	return c
 }
 
-func (c *l1) now() int64 { return int64(time.Since(c.start)) }
+func (c *l1[V]) now() int64 { return int64(time.Since(c.start)) }
 
-func (c *l1) shard(path string) *l1Shard {
+func (c *l1[V]) shard(path string) *l1Shard[V] {
 	return &c.shards[maphash.String(c.seed, path)%l1Shards]
 }
 
 // get returns the cached answer for path, ok false on a miss.
-func (c *l1) get(path string) (*shoal.Entry, error, bool) {
+func (c *l1[V]) get(path string) (V, error, bool) {
 	s := c.shard(path)
 	s.mu.RLock()
 	slot, ok := s.slots[path]
 	s.mu.RUnlock()
 	if !ok || slot.expires <= c.now() || slot.epoch != c.epoch.Load() ||
-		(slot.entry == nil && slot.negEpoch != c.negEpoch.Load()) {
-		return nil, nil, false
+		(slot.err != nil && slot.negEpoch != c.negEpoch.Load()) {
+		var zero V
+		return zero, nil, false
 	}
-	return slot.entry, slot.err, true
+	return slot.value, slot.err, true
 }
 
-func (c *l1) token(path string) l1Token {
+func (c *l1[V]) token(path string) l1Token {
 	return l1Token{gen: c.shard(path).gen.Load(), epoch: c.epoch.Load(), negEpoch: c.negEpoch.Load()}
 }
 
 // put stores an answer unless path was invalidated since tok was taken.
-func (c *l1) put(path string, tok l1Token, e *shoal.Entry, negErr error) {
+func (c *l1[V]) put(path string, tok l1Token, v V, negErr error) {
 	ttl := c.ttl
-	if e == nil {
+	if negErr != nil {
 		ttl = c.negTTL
 	}
-	slot := l1Slot{entry: e, err: negErr, expires: c.now() + ttl, epoch: tok.epoch, negEpoch: tok.negEpoch}
+	slot := l1Slot[V]{value: v, err: negErr, expires: c.now() + ttl, epoch: tok.epoch, negEpoch: tok.negEpoch}
 	s := c.shard(path)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -118,7 +119,7 @@ func (c *l1) put(path string, tok l1Token, e *shoal.Entry, negErr error) {
 }
 
 // forget drops path and fails fills of it that are in flight.
-func (c *l1) forget(path string) {
+func (c *l1[V]) forget(path string) {
 	s := c.shard(path)
 	s.mu.Lock()
 	s.gen.Add(1)

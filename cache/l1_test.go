@@ -9,7 +9,7 @@ import (
 )
 
 func TestL1HitAllocatesNothing(t *testing.T) {
-	c := newL1(100*l1Shards, time.Hour, time.Hour)
+	c := newL1[*shoal.Entry](100*l1Shards, time.Hour, time.Hour)
 	e := &shoal.Entry{Path: "/a/b"}
 	neg := shoal.E("catalog.Stat", "/missing", shoal.KindNotFound)
 	c.put("/a/b", c.token("/a/b"), e, nil)
@@ -30,7 +30,7 @@ func TestL1HitAllocatesNothing(t *testing.T) {
 
 func TestL1SizeBound(t *testing.T) {
 	const size = 10 * l1Shards
-	c := newL1(size, time.Hour, time.Hour)
+	c := newL1[*shoal.Entry](size, time.Hour, time.Hour)
 	for i := 0; i < 10*size; i++ {
 		p := fmt.Sprint("/f", i)
 		c.put(p, c.token(p), &shoal.Entry{Path: p}, nil)
@@ -50,7 +50,7 @@ func TestL1SizeBound(t *testing.T) {
 }
 
 func TestL1Expiry(t *testing.T) {
-	c := newL1(100, time.Nanosecond, time.Nanosecond)
+	c := newL1[*shoal.Entry](100, time.Nanosecond, time.Nanosecond)
 	c.put("/x", c.token("/x"), &shoal.Entry{Path: "/x"}, nil)
 	time.Sleep(time.Millisecond)
 	if _, _, ok := c.get("/x"); ok {
@@ -61,7 +61,7 @@ func TestL1Expiry(t *testing.T) {
 // A fill that read the catalog before a mutation and lands after it is
 // dropped; so are older slots after an epoch bump.
 func TestL1Invalidation(t *testing.T) {
-	c := newL1(100*l1Shards, time.Hour, time.Hour)
+	c := newL1[*shoal.Entry](100*l1Shards, time.Hour, time.Hour)
 	tok := c.token("/f")
 	c.forget("/f") // a mutation while the filler was reading the catalog
 	c.put("/f", tok, &shoal.Entry{Path: "/f"}, nil)

@@ -52,10 +52,12 @@ func (c *Catalog) invalidate(ctx context.Context, ts ...touched) {
 			switch t.how {
 			case replacedTree:
 				c.l1.epoch.Add(1)
+				c.l1props.epoch.Add(1)
 			case created:
 				c.l1.negEpoch.Add(1)
 			}
 			c.l1.forget(t.path)
+			c.l1props.forget(t.path)
 		}
 	}
 	if c.l2 != nil {

@@ -14,8 +14,10 @@ import (
 // (doc.go), so everything that can change it already invalidates it:
 // PatchProps, overwrite and FinishUpload bump n:path; Remove, Move and
 // Copy bump n:path and t:path of the paths they replace, and a move or
-// removal of an ancestor bumps that ancestor's t. Only L2 holds them: the
-// in-process tier stays a Stat cache.
+// removal of an ancestor bumps that ancestor's t. The in-process tier
+// holds them too, beside Stat answers and invalidated with them (l1.go),
+// so that PROPFIND allprop on a hot path costs no SQL. The returned
+// slices are shared: callers must not modify them.
 //
 // Value format: byte propsVersion, uvarint n and n × 8-byte generations,
 // uvarint count, then count × (string space, string name, string value).
@@ -29,6 +31,23 @@ const (
 // generations, else asks the inner catalog and fills L2. Errors (a
 // missing path, the catalog down) are never cached.
 func (c *Catalog) Props(ctx context.Context, path string) ([]shoal.Prop, error) {
+	if c.l1props == nil {
+		return c.propsBelowL1(ctx, path)
+	}
+	if ps, _, ok := c.l1props.get(path); ok {
+		c.counters.props.hits.Add(1)
+		return ps, nil
+	}
+	tok := c.l1props.token(path)
+	ps, err := c.propsBelowL1(ctx, path)
+	if err == nil {
+		c.l1props.put(path, tok, ps, nil)
+	}
+	return ps, err
+}
+
+// propsBelowL1 answers from L2 or the inner catalog.
+func (c *Catalog) propsBelowL1(ctx context.Context, path string) ([]shoal.Prop, error) {
 	if c.l2 == nil {
 		return c.inner.Props(ctx, path)
 	}
