@@ -13,6 +13,8 @@ type dialect interface {
 	// open returns the pool for reads and the pool for writes (which may be
 	// the same).
 	open(ctx context.Context, target string, o Options) (read, write *sql.DB, err error)
+	// defaultConns is Options.MaxOpenConns when it is zero.
+	defaultConns() int
 	// migrations is the schema, one list of statements per version.
 	migrations() [][]string
 	// lockSchema serialises schema migration between processes; unlock

@@ -22,6 +22,8 @@ type mysqlDialect struct{}
 
 func (mysqlDialect) name() string { return "mysql" }
 
+func (mysqlDialect) defaultConns() int { return DefaultMaxOpenConns }
+
 // dialTimeout bounds connecting to the MySQL server.
 const dialTimeout = 5 * time.Second
 

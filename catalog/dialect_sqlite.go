@@ -20,6 +20,8 @@ type sqliteDialect struct{}
 
 func (sqliteDialect) name() string { return "sqlite" }
 
+func (sqliteDialect) defaultConns() int { return SQLiteReaders() }
+
 func (sqliteDialect) open(ctx context.Context, path string, o Options) (read, write *sql.DB, err error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {

@@ -74,8 +74,10 @@ func TestDefaultsMatchPackages(t *testing.T) {
 		{"md.server_ttl", d.MD.ServerTTL, md.DefaultServerTTL},
 		{"md.no_redirect_agents", d.MD.NoRedirectAgents, md.DefaultNoRedirectAgents},
 		{"md.data_mode", d.MD.DataMode, md.DataAuto},
-		{"catalog.max_open_conns", d.Catalog.MaxOpenConns, catalog.DefaultMaxOpenConns},
-		{"catalog.max_idle_conns", d.Catalog.MaxIdleConns, catalog.DefaultMaxIdleConns},
+		// Zero: catalog picks per dialect (DefaultMaxOpenConns for MySQL,
+		// SQLiteReaders for SQLite) and as many idle as open.
+		{"catalog.max_open_conns", d.Catalog.MaxOpenConns, 0},
+		{"catalog.max_idle_conns", d.Catalog.MaxIdleConns, 0},
 		{"catalog.conn_max_lifetime", d.Catalog.ConnMaxLifetime, catalog.DefaultConnMaxLifetime},
 		{"catalog.busy_timeout", d.Catalog.BusyTimeout, catalog.DefaultBusyTimeout},
 		{"cache.l1_entries", d.Cache.L1Entries, cache.DefaultL1Size},

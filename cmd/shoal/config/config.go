@@ -54,8 +54,8 @@ type MDConfig struct {
 
 type CatalogConfig struct {
 	DSN             string        `mapstructure:"dsn" doc:"sqlite:PATH or mysql://USER:PASS@HOST:PORT/DB (shoal all: sqlite:DATA/catalog.db)"`
-	MaxOpenConns    int           `mapstructure:"max_open_conns" doc:"connection pool size"`
-	MaxIdleConns    int           `mapstructure:"max_idle_conns" doc:"idle connections kept open"`
+	MaxOpenConns    int           `mapstructure:"max_open_conns" doc:"connection pool size (0: MySQL 16; SQLite readers GOMAXPROCS, at least 4, each with a page cache of up to 2 MiB)"`
+	MaxIdleConns    int           `mapstructure:"max_idle_conns" doc:"idle connections kept open (0: max_open_conns)"`
 	ConnMaxLifetime time.Duration `mapstructure:"conn_max_lifetime" doc:"connections are recycled after this"`
 	BusyTimeout     time.Duration `mapstructure:"busy_timeout" doc:"SQLite: how long a writer waits for the lock"`
 }
@@ -109,8 +109,8 @@ func Defaults() Config {
 			ShutdownTimeout:  30 * time.Second,
 		},
 		Catalog: CatalogConfig{
-			MaxOpenConns:    16,
-			MaxIdleConns:    16,
+			MaxOpenConns:    0, // per dialect: catalog.DefaultMaxOpenConns, catalog.SQLiteReaders
+			MaxIdleConns:    0, // as many as MaxOpenConns
 			ConnMaxLifetime: 5 * time.Minute,
 			BusyTimeout:     10 * time.Second,
 		},
@@ -188,8 +188,8 @@ func (c *Config) Validate() error {
 	if c.GW.StripeSize < 4*KiB || c.GW.StripeSize > 256*MiB {
 		return fmt.Errorf("gw.stripe_size: %v must be between 4KiB and 256MiB", c.GW.StripeSize)
 	}
-	if c.Catalog.MaxOpenConns < 1 || c.Catalog.MaxIdleConns < 0 {
-		return fmt.Errorf("catalog.max_open_conns must be at least 1 and catalog.max_idle_conns at least 0")
+	if c.Catalog.MaxOpenConns < 0 || c.Catalog.MaxIdleConns < 0 {
+		return fmt.Errorf("catalog.max_open_conns and catalog.max_idle_conns must be at least 0 (0: the default)")
 	}
 	if c.Cache.L1Entries < 1 {
 		return fmt.Errorf("cache.l1_entries: %d must be at least 1", c.Cache.L1Entries)

@@ -188,6 +188,7 @@ func TestRejects(t *testing.T) {
 		{"bad md url", "disk:\n  md: ftp://x\n", [2]string{}, "disk.md"},
 		{"bad log level", "", [2]string{"SHOAL_LOG_LEVEL", "loud"}, "log.level"},
 		{"bad env int", "", [2]string{"SHOAL_CATALOG_MAX_OPEN_CONNS", "many"}, "max_open_conns"},
+		{"negative pool", "catalog:\n  max_open_conns: -1\n", [2]string{}, "catalog.max_open_conns"},
 		{"not yaml", "md: [\n", [2]string{}, "config file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
