@@ -5,7 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
 )
 
 // l1 is the in-process tier: path → a cached answer (for Stat a shared,
