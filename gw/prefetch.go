@@ -27,6 +27,11 @@ type batch struct {
 const prefetchDepth = 2
 
 func newPrefetcher(r io.ReaderAt, c io.Closer, off, end int64, batchSize int) *prefetcher {
+	// A buffer larger than the span would only be zeroed for nothing: a
+	// 64 KiB GET must not allocate (and clear) a batch of 8 stripes.
+	if end > off && end-off < int64(batchSize) {
+		batchSize = int(end - off)
+	}
 	p := &prefetcher{ch: make(chan batch, prefetchDepth), free: make(chan []byte, prefetchDepth+2), stop: make(chan struct{}), obj: c}
 	p.wg.Go(func() {
 		defer close(p.ch)
