@@ -92,13 +92,11 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string) {
 
 // DrainLimit is how much of a refused PUT body (e.g. a duplicate id) the
 // server reads and discards so that the client, still sending, gets the
-// answer: a server that closes with unread data makes the kernel reset the
-// connection, and the client sees a broken pipe instead of the status.
-// Larger bodies are cut off.
-const DrainLimit = 64 << 20
+// answer rather than a reset (objhttp.DrainLimit).
+const DrainLimit = objhttp.DrainLimit
 
 func drainBody(ctx *fasthttp.RequestCtx, body *objhttp.Body, err error) {
-	if shoal.IsKind(err, shoal.KindTooLarge) || body.Failed || body.Want-body.Got > DrainLimit {
+	if body.Failed || body.Want-body.Got > DrainLimit {
 		ctx.SetConnectionClose()
 		return
 	}
