@@ -1,6 +1,7 @@
 package md
 
 import (
+	"context"
 	"strings"
 
 	"github.com/valyala/fasthttp"
@@ -76,16 +77,16 @@ func (s *Server) handleAdminOps(ctx *fasthttp.RequestCtx, path string, body []by
 		}
 		s.noContent(ctx, err)
 	case PathAdminRepair:
-		rep, err := s.Repair(s.base)
-		s.report(ctx, rep, err)
+		tr := NewTracker("repair")
+		s.runOp(ctx, tr, func(c context.Context) (any, error) { return s.Repair(c, tr) })
 	case PathAdminDrain:
 		var req DrainRequest
 		if err := decode(body, &req); err != nil {
 			writeError(ctx, err)
 			return true
 		}
-		rep, err := s.Drain(s.base, req.Server)
-		s.report(ctx, rep, err)
+		tr := NewTracker("drain")
+		s.runOp(ctx, tr, func(c context.Context) (any, error) { return s.Drain(c, req.Server, tr) })
 	case PathAdminScrub:
 		var req ScrubRequest
 		if len(body) > 0 {
@@ -94,8 +95,8 @@ func (s *Server) handleAdminOps(ctx *fasthttp.RequestCtx, path string, body []by
 				return true
 			}
 		}
-		rep, err := s.Scrub(s.base, req.RateMBps)
-		s.report(ctx, rep, err)
+		tr := NewTracker("scrub")
+		s.runOp(ctx, tr, func(c context.Context) (any, error) { return s.Scrub(c, req.RateMBps, tr) })
 	default:
 		return false
 	}

@@ -163,7 +163,7 @@ func TestDrainUnderLoad(t *testing.T) {
 	if _, err := c.db.Stat(context.Background(), "/d/half"); !shoal.IsKind(err, shoal.KindNotFound) {
 		t.Fatalf("half-written file visible: %v", err)
 	}
-	rep, err := Fsck(context.Background(), c.redirect.cat, c.redirect.opts.Store)
+	rep, err := Fsck(context.Background(), c.redirect.cat, c.redirect.opts.Store, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

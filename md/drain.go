@@ -3,6 +3,7 @@ package md
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -39,8 +40,9 @@ const drainSettle = 500 * time.Millisecond
 // move a copy, then the catalog row changes atomically and the old object
 // goes to the garbage queue after the URL grace, so reads in flight finish)
 // and, once nothing is left (uploads begun before the drain included),
-// marks it retired. The server's garbage loop then empties its disks.
-func (s *Server) Drain(ctx context.Context, id string) (DrainReport, error) {
+// marks it retired. The server's garbage loop then empties its disks. tr
+// (may be nil) follows it pass by pass.
+func (s *Server) Drain(ctx context.Context, id string, tr *Tracker) (DrainReport, error) {
 	start := time.Now()
 	rep := DrainReport{Server: id, Problems: []ProblemReplica{}, State: string(shoal.ServerDraining)}
 	servers, err := s.serverInfo(ctx)
@@ -64,6 +66,7 @@ func (s *Server) Drain(ctx context.Context, id string) (DrainReport, error) {
 	stalled := 0
 	for ctx.Err() == nil {
 		rep.Passes++
+		tr.Phase(fmt.Sprintf("pass %d: listing what %s holds", rep.Passes, id), "replicas", 0)
 		servers, err := s.serverInfo(ctx)
 		if err != nil {
 			return rep, err
@@ -79,6 +82,7 @@ func (s *Server) Drain(ctx context.Context, id string) (DrainReport, error) {
 				rows++
 				paths = append(paths, path)
 			}
+			tr.Done(1)
 			return nil
 		})
 		if err != nil {
@@ -89,6 +93,7 @@ func (s *Server) Drain(ctx context.Context, id string) (DrainReport, error) {
 			// Other md replicas learn of the draining state only when their
 			// placement lists refresh: until then they may still begin
 			// uploads on this server, which must be waited for, not missed.
+			tr.Phase("waiting for every md to stop placing uploads on "+id, "", 0)
 			if wait := placementRefresh + drainSettle - time.Since(marked); wait > 0 {
 				sleep(ctx, wait)
 				continue
@@ -98,10 +103,12 @@ func (s *Server) Drain(ctx context.Context, id string) (DrainReport, error) {
 			}
 			s.placement.invalidate()
 			rep.State = string(shoal.ServerRetired)
+			tr.Problem(-len(rep.Problems))
 			rep.Problems = rep.Problems[:0] // a later pass did what earlier ones could not
 			break
 		}
 		if rows == 0 {
+			tr.Phase(fmt.Sprintf("waiting for %d uploads begun before the drain", pending), "", 0)
 			sleep(ctx, drainIdle) // uploads begun before the drain: wait for their commit or expiry
 			continue
 		}
@@ -109,8 +116,14 @@ func (s *Server) Drain(ctx context.Context, id string) (DrainReport, error) {
 		// meanwhile) is tried again next pass; only the last pass's
 		// failures are reported as problems.
 		rep.Retried += len(rep.Problems)
+		tr.Phase(fmt.Sprintf("pass %d: moving files off %s", rep.Passes, id), "files", int64(len(paths)))
+		tr.Problem(-len(rep.Problems)) // progress counts this pass's failures, as the report does
 		rep.Problems = rep.Problems[:0]
 		for _, path := range paths {
+			if ctx.Err() != nil {
+				break
+			}
+			tr.Done(1)
 			e, err := s.cat.Stat(ctx, path)
 			if err != nil || e.IsDir {
 				continue
@@ -122,6 +135,7 @@ func (s *Server) Drain(ctx context.Context, id string) (DrainReport, error) {
 				if err := s.moveOff(ctx, servers, e, r); err != nil {
 					rep.Problems = append(rep.Problems, ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Server: id,
 						Object: r.Object, Shard: r.Shard, Problem: "move failed", Action: shoal.Reason(err)})
+					tr.Problem(1)
 					continue
 				}
 				rep.Moved++

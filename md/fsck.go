@@ -2,6 +2,7 @@ package md
 
 import (
 	"context"
+	"fmt"
 	"sort"
 
 	"shoal"
@@ -39,19 +40,24 @@ type FsckUnreached struct {
 // names (Catalog.WalkReplicas) with the objects on the server's disks
 // (store(server).Walk). Pending uploads' objects are not orphans. Objects
 // listed after the catalog walk started may show as orphans if their
-// upload committed meanwhile: run it twice before deleting anything.
-func Fsck(ctx context.Context, cat shoal.Catalog, store func(shoal.Server) shoal.BlobStore) (Report, error) {
+// upload committed meanwhile: run it twice before deleting anything. tr
+// (may be nil) follows it server by server.
+func Fsck(ctx context.Context, cat shoal.Catalog, store func(shoal.Server) shoal.BlobStore, tr *Tracker) (Report, error) {
 	rep := Report{Orphans: []FsckObject{}, Missing: []FsckObject{}, Unreachable: []FsckUnreached{}}
 	servers, err := cat.Servers(ctx)
 	if err != nil {
 		return rep, err
 	}
 	sort.Slice(servers, func(i, j int) bool { return servers[i].ID < servers[j].ID })
+	var checked []shoal.Server
 	for _, sv := range servers {
-		if sv.State == shoal.ServerRetired || sv.Pool == GatewayPool {
-			continue // gws hold no data: their shards are on data servers
+		if sv.State != shoal.ServerRetired && sv.Pool != GatewayPool { // gws hold no data: their shards are on data servers
+			checked = append(checked, sv)
 		}
+	}
+	for i, sv := range checked {
 		rep.Servers++
+		tr.Phase(fmt.Sprintf("server %d/%d %s: reading the catalog", i+1, len(checked), sv.ID), "replicas", 0)
 		type want struct {
 			path string
 			size int64
@@ -64,20 +70,25 @@ func Fsck(ctx context.Context, cat shoal.Catalog, store func(shoal.Server) shoal
 			if _, ok := expected[r.Object]; !ok || path != "" {
 				expected[r.Object] = want{path, r.Size}
 			}
+			tr.Done(1)
 			return nil
 		})
 		if err != nil {
 			return rep, err
 		}
+		tr.Phase(fmt.Sprintf("server %d/%d %s: listing its disks", i+1, len(checked), sv.ID), "objects", int64(len(expected)))
 		onDisk := map[string]int64{}
 		err = store(sv).Walk(ctx, func(o shoal.ObjectInfo) error {
 			onDisk[o.ID] = o.Size
+			tr.Done(1)
 			return nil
 		})
 		if err != nil {
 			rep.Unreachable = append(rep.Unreachable, FsckUnreached{Server: sv.ID, Error: shoal.Reason(err)})
+			tr.Problem(1)
 			continue
 		}
+		before := len(rep.Orphans) + len(rep.Missing)
 		rep.Objects += int64(len(onDisk))
 		for id, size := range onDisk {
 			if _, ok := expected[id]; !ok {
@@ -96,6 +107,7 @@ func Fsck(ctx context.Context, cat shoal.Catalog, store func(shoal.Server) shoal
 				rep.Missing = append(rep.Missing, FsckObject{Server: sv.ID, Object: id, Path: w.path, Size: w.size, Found: size, Reason: "size mismatch"})
 			}
 		}
+		tr.Problem(len(rep.Orphans) + len(rep.Missing) - before)
 	}
 	sortObjects(rep.Orphans)
 	sortObjects(rep.Missing)

@@ -42,7 +42,7 @@ func TestFsck(t *testing.T) {
 	if err := e.ds.Store().Remove(ctx, b.Replicas[0].Object); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Fsck(ctx, e.db, e.md.opts.Store)
+	rep, err := Fsck(ctx, e.db, e.md.opts.Store, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestFsck(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	dead := "http://" + ln.Addr().String()
 	ln.Close()
-	rep, err = Fsck(ctx, e.db, func(shoal.Server) shoal.BlobStore { return remote.New(dead, e.keys) })
+	rep, err = Fsck(ctx, e.db, func(shoal.Server) shoal.BlobStore { return remote.New(dead, e.keys) }, nil)
 	if err != nil || rep.OK || len(rep.Unreachable) != 1 {
 		t.Errorf("unreachable: %+v %v", rep, err)
 	}

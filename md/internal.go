@@ -1,6 +1,7 @@
 package md
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"time"
@@ -196,12 +197,8 @@ func (s *Server) internalGarbageDone(ctx *fasthttp.RequestCtx, body []byte) {
 }
 
 func (s *Server) adminFsck(ctx *fasthttp.RequestCtx) {
-	rep, err := Fsck(s.base, s.cat, s.opts.Store)
-	if err != nil {
-		writeError(ctx, err)
-		return
-	}
-	s.replyJSON(ctx, fasthttp.StatusOK, rep)
+	tr := NewTracker("fsck")
+	s.runOp(ctx, tr, func(c context.Context) (any, error) { return Fsck(c, s.cat, s.opts.Store, tr) })
 }
 
 func (s *Server) adminServers(ctx *fasthttp.RequestCtx) {

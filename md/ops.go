@@ -28,13 +28,15 @@ type ProblemReplica struct {
 }
 
 // opFiles lists the paths of every file with a replica or shard on a
-// non-retired data server (or on only, when not empty), sorted.
-func (s *Server) opFiles(ctx context.Context, only string) ([]string, error) {
+// non-retired data server (or on only, when not empty), sorted; tr counts
+// the replica rows read.
+func (s *Server) opFiles(ctx context.Context, only string, tr *Tracker) ([]string, error) {
 	servers, err := s.cat.Servers(ctx)
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
+	tr.Phase("listing files", "replicas", 0)
 	for _, sv := range servers {
 		if sv.Pool == GatewayPool || (only == "" && sv.State == shoal.ServerRetired) || (only != "" && sv.ID != only) {
 			continue
@@ -43,6 +45,7 @@ func (s *Server) opFiles(ctx context.Context, only string) ([]string, error) {
 			if path != "" {
 				seen[path] = true
 			}
+			tr.Done(1)
 			return nil
 		})
 		if err != nil {

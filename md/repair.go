@@ -23,11 +23,12 @@ type RepairReport struct {
 // each EC file with gw's Verify) and rebuilds what is missing, corrupt or
 // unreachable: onto another live server of the pool when the old one is
 // unreachable or not active (the catalog row moves there atomically and
-// the old object goes to the garbage queue), in place otherwise.
-func (s *Server) Repair(ctx context.Context) (RepairReport, error) {
+// the old object goes to the garbage queue), in place otherwise. tr (may
+// be nil) follows it file by file.
+func (s *Server) Repair(ctx context.Context, tr *Tracker) (RepairReport, error) {
 	start := time.Now()
 	rep := RepairReport{Problems: []ProblemReplica{}}
-	paths, err := s.opFiles(ctx, "")
+	paths, err := s.opFiles(ctx, "", tr)
 	if err != nil {
 		return rep, err
 	}
@@ -35,7 +36,12 @@ func (s *Server) Repair(ctx context.Context) (RepairReport, error) {
 	if err != nil {
 		return rep, err
 	}
+	tr.Phase("checking and repairing", "files", int64(len(paths)))
 	for _, path := range paths {
+		if ctx.Err() != nil {
+			break
+		}
+		tr.Done(1)
 		e, err := s.cat.Stat(ctx, path)
 		if err != nil || e.IsDir || len(e.Replicas) == 0 {
 			continue // gone or changed since the walk
@@ -57,6 +63,7 @@ func (s *Server) Repair(ctx context.Context) (RepairReport, error) {
 			rep.Failed++
 		}
 		rep.Problems = append(rep.Problems, probs...)
+		tr.Problem(len(probs))
 	}
 	rep.Elapsed = time.Since(start).Round(time.Millisecond).String()
 	return rep, ctx.Err()

@@ -3,7 +3,6 @@ package md
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"shoal"
@@ -24,12 +23,15 @@ type ScrubReport struct {
 // Scrub reads every replica (checked against its adler32) and every EC
 // file (gw's Verify: each chunk's crc32c, the parity, the user sums) at
 // most rateMBps megabytes per second (0: unbounded), and reports what is
-// missing, unreachable or corrupt.
-func (s *Server) Scrub(ctx context.Context, rateMBps float64) (ScrubReport, error) {
+// missing, unreachable or corrupt. tr (may be nil) follows it file by file.
+func (s *Server) Scrub(ctx context.Context, rateMBps float64, tr *Tracker) (ScrubReport, error) {
 	start := time.Now()
+	if tr == nil {
+		tr = NewTracker("scrub") // it counts the bytes read
+	}
 	rep := ScrubReport{Problems: []ProblemReplica{}, RateMBps: rateMBps}
 	lim := newRateLimit(rateMBps * 1e6)
-	paths, err := s.opFiles(ctx, "")
+	paths, err := s.opFiles(ctx, "", tr)
 	if err != nil {
 		return rep, err
 	}
@@ -37,14 +39,15 @@ func (s *Server) Scrub(ctx context.Context, rateMBps float64) (ScrubReport, erro
 	if err != nil {
 		return rep, err
 	}
-	var counted int64
 	wrap := func(b shoal.BlobStore) shoal.BlobStore {
-		return limitedStore{BlobStore: countingStore{b, &counted}, lim: lim, ctx: ctx}
+		return limitedStore{BlobStore: countingStore{b, tr}, lim: lim, ctx: ctx}
 	}
+	tr.Phase("reading and verifying", "files", int64(len(paths)))
 	for _, path := range paths {
 		if ctx.Err() != nil {
 			break
 		}
+		tr.Done(1)
 		e, err := s.cat.Stat(ctx, path)
 		if err != nil || e.IsDir || len(e.Replicas) == 0 {
 			continue
@@ -58,7 +61,7 @@ func (s *Server) Scrub(ctx context.Context, rateMBps float64) (ScrubReport, erro
 			for _, r := range e.Replicas {
 				rep.Replicas++
 				problem, n := checkReplica(ctx, s.storeOf(servers, r.Server), r, e.Size, lim)
-				rep.BytesRead += n
+				tr.Read(n)
 				if problem != "" {
 					rep.Problems = append(rep.Problems, ProblemReplica{Path: e.Path, Layout: e.Layout.String(),
 						Server: r.Server, Object: r.Object, Shard: r.Shard, Problem: problem})
@@ -67,9 +70,10 @@ func (s *Server) Scrub(ctx context.Context, rateMBps float64) (ScrubReport, erro
 		}
 		if len(rep.Problems) > before {
 			rep.Bad++
+			tr.Problem(len(rep.Problems) - before)
 		}
 	}
-	rep.BytesRead += atomic.LoadInt64(&counted)
+	rep.BytesRead = tr.Snapshot().Bytes
 	rep.Elapsed = time.Since(start).Round(time.Millisecond).String()
 	return rep, ctx.Err()
 }
@@ -104,7 +108,7 @@ func (s *Server) scrubEC(ctx context.Context, servers map[string]shoal.Server, e
 // countingStore counts the bytes read from its objects.
 type countingStore struct {
 	shoal.BlobStore
-	n *int64
+	tr *Tracker
 }
 
 func (c countingStore) Open(ctx context.Context, id string) (shoal.Object, error) {
@@ -112,16 +116,16 @@ func (c countingStore) Open(ctx context.Context, id string) (shoal.Object, error
 	if err != nil {
 		return nil, err
 	}
-	return countingObject{o, c.n}, nil
+	return countingObject{o, c.tr}, nil
 }
 
 type countingObject struct {
 	shoal.Object
-	n *int64
+	tr *Tracker
 }
 
 func (o countingObject) ReadAt(p []byte, off int64) (int, error) {
 	n, err := o.Object.ReadAt(p, off)
-	atomic.AddInt64(o.n, int64(n)) // Verify reads shards in parallel
+	o.tr.Read(int64(n))
 	return n, err
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -59,6 +60,9 @@ type Options struct {
 	// the data server's commit; an abandoned upload's object becomes
 	// garbage after it. 0 means DefaultUploadTTL.
 	UploadTTL time.Duration
+	// ProgressInterval is how often a streamed admin operation sends
+	// progress; 0 means one second.
+	ProgressInterval time.Duration
 
 	// AllowPoolProppatch lets any client that may PROPPATCH map a
 	// collection to a pool with the shoal:pool property (there is no user
@@ -79,6 +83,7 @@ type Server struct {
 	placement *placement
 	client    *fasthttp.Client // to data servers, for proxy mode
 	locks     *lockManager     // WebDAV class 2, in memory: per md process
+	ops       atomic.Int32     // admin operations running
 
 	// base is the context of every catalog call. Never the
 	// *fasthttp.RequestCtx: it is recycled after the handler returns, and
@@ -121,6 +126,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.UploadTTL <= 0 {
 		opts.UploadTTL = DefaultUploadTTL
+	}
+	if opts.ProgressInterval <= 0 {
+		opts.ProgressInterval = defaultProgressInterval
 	}
 	if opts.MaxXMLBody <= 0 {
 		opts.MaxXMLBody = DefaultMaxXMLBody

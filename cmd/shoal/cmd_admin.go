@@ -31,6 +31,7 @@ func newAdminCommand() *cobra.Command {
 	config.Flag(fs, "md", "admin.md", "")
 	config.Flag(fs, "secret-file", "secret_file", "")
 	fs.Bool("json", false, "print the raw JSON answer")
+	fs.Bool("quiet", false, "no progress on stderr for long operations (fsck, repair, drain, scrub, populate)")
 	cmd.AddCommand(
 		&cobra.Command{
 			Use:   "fsck",
@@ -68,15 +69,8 @@ func adminClient(cmd *cobra.Command) (*wire.Client, error) {
 }
 
 func runFsck(cmd *cobra.Command, _ []string) error {
-	cl, err := adminClient(cmd)
-	if err != nil {
-		return &exitError{code: fsckFailed, err: err}
-	}
 	var rep md.Report
-	done := progress("fsck: md is comparing the catalog with every data server")
-	_, err = cl.Call(md.PathAdminFsck, struct{}{}, &rep)
-	done()
-	if err != nil {
+	if err := adminOp(cmd, md.PathAdminFsck, struct{}{}, &rep); err != nil {
 		return &exitError{code: fsckFailed, err: fmt.Errorf("fsck: %w", err)}
 	}
 	asJSON, _ := cmd.Flags().GetBool("json")

@@ -13,7 +13,7 @@ import (
 
 // newPoolCommands are the admin subcommands for pools and the operations
 // that keep data safe (repair, drain, scrub). The operations run inside
-// md; the command shows elapsed progress on stderr and prints md's summary.
+// md; the command streams their progress to stderr and prints md's summary.
 func newPoolCommands() []*cobra.Command {
 	pool := &cobra.Command{Use: "pool add NAME LAYOUT | pool set DIR NAME", Short: "create pools and map directories to them"}
 	pool.AddCommand(
@@ -63,7 +63,7 @@ func newPoolCommands() []*cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var rep md.RepairReport
-			if err := adminOp(cmd, "repair: md is checking and rebuilding every file", md.PathAdminRepair, struct{}{}, &rep); err != nil {
+			if err := adminOp(cmd, md.PathAdminRepair, struct{}{}, &rep); err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -85,7 +85,7 @@ func newPoolCommands() []*cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var rep md.DrainReport
-			if err := adminOp(cmd, "drain: md is moving data off "+args[0], md.PathAdminDrain, md.DrainRequest{Server: args[0]}, &rep); err != nil {
+			if err := adminOp(cmd, md.PathAdminDrain, md.DrainRequest{Server: args[0]}, &rep); err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -108,7 +108,7 @@ func newPoolCommands() []*cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rate, _ := cmd.Flags().GetFloat64("rate")
 			var rep md.ScrubReport
-			if err := adminOp(cmd, fmt.Sprintf("scrub: md is reading everything at ≤ %g MB/s", rate), md.PathAdminScrub, md.ScrubRequest{RateMBps: rate}, &rep); err != nil {
+			if err := adminOp(cmd, md.PathAdminScrub, md.ScrubRequest{RateMBps: rate}, &rep); err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -140,12 +140,21 @@ func adminCall(cmd *cobra.Command, path string, req, reply any) error {
 	return nil
 }
 
-// adminOp is adminCall for a long operation: progress on stderr meanwhile.
-func adminOp(cmd *cobra.Command, what, path string, req, reply any) error {
-	done := progress(what)
-	err := adminCall(cmd, path, req, reply)
-	done()
-	return err
+// adminOp runs a long operation in md, streaming its progress to stderr
+// (unless --quiet). Interrupting the command stops the operation in md.
+func adminOp(cmd *cobra.Command, path string, req, reply any) error {
+	cl, err := adminClient(cmd)
+	if err != nil {
+		return err
+	}
+	quiet, _ := cmd.Flags().GetBool("quiet")
+	p := newProgress(quiet)
+	err = cl.Stream(cmd.Context(), path, req, p.line, reply)
+	p.end()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 func printProblems(w io.Writer, ps []md.ProblemReplica) {

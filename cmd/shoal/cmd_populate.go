@@ -13,6 +13,7 @@ import (
 	"shoal/bench"
 	"shoal/catalog"
 	"shoal/cmd/shoal/config"
+	"shoal/md"
 )
 
 func newPopulateCommand() *cobra.Command {
@@ -78,6 +79,13 @@ func runPopulate(cmd *cobra.Command, _ []string) error {
 	for i := range files {
 		byDir[i%dirs] = append(byDir[i%dirs], path.Base(l.FilePath(i)))
 	}
+	quiet, _ := cmd.Flags().GetBool("quiet")
+	p := newProgress(quiet)
+	show := func(done int) {
+		ms := time.Since(start).Milliseconds()
+		p.show(md.Progress{Op: "populate", Phase: "loading " + db.Dialect(), Done: int64(done), Total: int64(files), Unit: "files",
+			Elapsed: ms, PhaseElapsed: ms})
+	}
 	done := 0
 	for d, names := range byDir {
 		dir := l.DirPath(d)
@@ -89,7 +97,9 @@ func runPopulate(cmd *cobra.Command, _ []string) error {
 		}
 		done += len(names)
 		log.Debug("populate", "dir", dir, "files", done)
+		show(done)
 	}
+	p.end()
 	took := time.Since(start)
 	fmt.Fprintf(cmd.OutOrStdout(), "populate: %d files of %d bytes in %d directories under %s in %v (%.0f files/s, %s)\n",
 		files, size, dirs, prefix, took.Round(time.Millisecond), float64(files)/took.Seconds(), db.Dialect())

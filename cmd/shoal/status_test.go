@@ -2,11 +2,11 @@ package main
 
 import (
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"shoal"
+	"shoal/md"
 )
 
 func TestPrintStatusSumsPoolsAndFlagsTheUnhealthy(t *testing.T) {
@@ -45,24 +45,47 @@ func TestPrintStatusSumsPoolsAndFlagsTheUnhealthy(t *testing.T) {
 	}
 }
 
-type syncBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
+func TestFormatProgress(t *testing.T) {
+	got := formatProgress(md.Progress{Op: "scrub", Phase: "reading and verifying", Done: 25, Total: 100, Unit: "files",
+		Bytes: 50e6, Problems: 2, Elapsed: 10_000, PhaseElapsed: 5_000})
+	want := "scrub: reading and verifying 25/100 files (25%) · 2 problems · read 47.7 MiB (5.0 MB/s) · 10s, about 15s left"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	got = formatProgress(md.Progress{Op: "fsck", Phase: "server 1/2 d1: reading the catalog", Done: 7, Unit: "replicas"})
+	if want := "fsck: server 1/2 d1: reading the catalog 7 replicas · 0 problems · 0s"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
 }
 
-func (s *syncBuilder) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
+// TestProgressPrinter: in a log, a line when a phase starts and where it
+// ended, otherwise no more often than the interval, and where the
+// operation stopped; on a terminal, one line rewritten and ended.
+func TestProgressPrinter(t *testing.T) {
+	var log strings.Builder
+	p := &progressPrinter{w: &log, every: time.Hour}
+	p.show(md.Progress{Op: "repair", Phase: "listing files"})
+	p.show(md.Progress{Op: "repair", Phase: "listing files", Done: 5}) // same phase, too soon
+	p.show(md.Progress{Op: "repair", Phase: "checking", Total: 9, Done: 1})
+	p.show(md.Progress{Op: "repair", Phase: "checking", Total: 9, Done: 8}) // held, then replaced
+	p.show(md.Progress{Op: "repair", Phase: "checking", Total: 9, Done: 9}) // held: end shows it
+	p.end()
+	if lines := strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n"); len(lines) != 4 ||
+		!strings.HasPrefix(lines[0], "repair: listing files · ") || !strings.HasPrefix(lines[1], "repair: listing files 5 · ") ||
+		!strings.Contains(lines[2], "checking 1/9 (11%)") || !strings.Contains(lines[3], "checking 9/9 (100%)") {
+		t.Errorf("log lines:\n%s", log.String())
+	}
 
-func TestProgressEndsItsLine(t *testing.T) {
-	var w syncBuilder
-	done := progressTo(&w, "fsck", time.Millisecond)
-	time.Sleep(5 * time.Millisecond)
-	done()
-	out := w.b.String()
-	if !strings.HasPrefix(out, "\rfsck … ") || !strings.Contains(out, "\rfsck done in ") || !strings.HasSuffix(out, "\n") {
-		t.Errorf("progress wrote %q", out)
+	var tty strings.Builder
+	p = &progressPrinter{w: &tty, tty: true}
+	p.show(md.Progress{Op: "drain", Phase: "pass 1: moving files off d1", Total: 10, Done: 3, Unit: "files"})
+	p.show(md.Progress{Op: "drain", Phase: "done"})
+	p.end()
+	out := tty.String()
+	if strings.Count(out, "\r") != 2 || !strings.HasSuffix(out, "\n") || strings.Count(out, "\n") != 1 {
+		t.Errorf("terminal output %q: want two rewrites of one line, then a newline", out)
+	}
+	if !strings.Contains(out, "drain: done · 0 problems · 0s     ") {
+		t.Errorf("a shorter line does not blank the rest of the longer one: %q", out)
 	}
 }
