@@ -92,7 +92,7 @@ type GWConfig struct {
 
 type AdminConfig struct {
 	MD      string        `mapstructure:"md" doc:"md base URL admin commands talk to"`
-	Timeout time.Duration `mapstructure:"timeout" doc:"how long one admin call (e.g. fsck of every server) may take"`
+	Timeout time.Duration `mapstructure:"timeout" doc:"how long an admin command waits for an answer from md (long operations send progress every second: this bounds silence, not their length)"`
 }
 
 // Defaults is the configuration with nothing set.
