@@ -34,6 +34,7 @@ func (s *Server) runOp(ctx *fasthttp.RequestCtx, tr *Tracker, run func(context.C
 	every := s.opts.ProgressInterval
 	ctx.SetStatusCode(fasthttp.StatusOK)
 	ctx.SetContentType(wire.StreamType)
+	ctx.Response.Header.Set("X-Accel-Buffering", "no") // nginx in front: pass each line on as it comes
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 		s.ops.Add(1)
 		defer s.ops.Add(-1)
