@@ -2,6 +2,7 @@ package gw
 
 import (
 	"encoding/hex"
+	"io"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -124,6 +125,19 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store layoutStore, id string
 		obj.Close()
 		h.SetContentLength(int(n))
 		ctx.Response.SkipBody = true
+		return
+	}
+	if o, ok := obj.(*object); ok && oneStripe(o, start, start+n) {
+		// Read before answering: a stripe that cannot be read is a clear
+		// 503, not a body cut after a 200.
+		body := make([]byte, n)
+		_, err := o.ReadAt(body, start)
+		o.Close()
+		if err != nil && err != io.EOF {
+			fail(ctx, err)
+			return
+		}
+		ctx.Response.SetBodyRaw(body)
 		return
 	}
 	// Shard fetches overlap the transfer to the client (see bodyReader).

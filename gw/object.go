@@ -20,8 +20,17 @@ type object struct {
 	s    *Store
 	id   string
 	geo  geometry
-	objs []shoal.Object // nil where the shard is not usable
+	foot footer
+	objs []shoal.Object // nil where the shard is not usable (or not opened yet)
 	down []atomic.Bool
+
+	// Parity shards are opened only when a stripe needs one (see
+	// openLater); until then they are pending. opening[i] guards
+	// pending[i] and objs[i] while it may be pending.
+	opening []sync.Mutex
+	pending []bool
+	key     shardKey // what a shard opened later must agree on
+	closed  atomic.Bool
 
 	bufs sync.Pool // *[]byte stripe buffers of full stripes
 
@@ -33,13 +42,15 @@ type object struct {
 var _ shoal.Object = (*object)(nil)
 
 // Open implements shoal.BlobStore. KindNotFound if no shard exists;
-// KindUnavailable if fewer than K shards are usable.
+// KindUnavailable if fewer than K shards are usable. Only the K data
+// shards are opened while they are good: each costs one request for a
+// small file (see headSize), and parity is opened when a read needs it.
 func (s *Store) Open(ctx context.Context, id string) (shoal.Object, error) {
 	const op = "gw.Open"
 	if !shoal.ValidObjectID(id) {
 		return nil, shoal.Errorf(op, shoal.KindInvalid, "bad object id %q", id)
 	}
-	ps, geo, _, ok := s.probe(ctx, id)
+	ps, geo, foot, ok := s.probeFirst(ctx, id, s.k)
 	if ok < s.k {
 		closeAll(ps)
 		missing := 0
@@ -53,11 +64,17 @@ func (s *Store) Open(ctx context.Context, id string) (shoal.Object, error) {
 		}
 		return nil, shoal.Errorf(op, shoal.KindUnavailable, "%s: %d of %d shards usable, need %d: %s", id, ok, len(ps), s.k, describe(ps))
 	}
-	o := &object{s: s, id: id, geo: geo, objs: make([]shoal.Object, len(ps)), down: make([]atomic.Bool, len(ps)), cached: -1}
+	n := len(ps)
+	o := &object{s: s, id: id, geo: geo, foot: foot, objs: make([]shoal.Object, n), down: make([]atomic.Bool, n), pending: make([]bool, n), opening: make([]sync.Mutex, n), cached: -1}
+	o.key = shardKey{geo.chunk, foot}
+	o.key.foot.MTime = o.key.foot.MTime.UTC()
 	for i := range ps {
-		if ps[i].State == ShardOK {
+		switch {
+		case !ps[i].opened:
+			o.pending[i] = true
+		case ps[i].State == ShardOK:
 			o.objs[i] = ps[i].obj
-		} else {
+		default:
 			if ps[i].obj != nil {
 				ps[i].obj.Close()
 			}
@@ -67,13 +84,49 @@ func (s *Store) Open(ctx context.Context, id string) (shoal.Object, error) {
 	return o, nil
 }
 
+// openLater opens a pending shard (a parity shard Open left alone) and
+// checks that it agrees with the others; one that does not is marked down.
+// It must be called before reading o.objs[i] of a shard that may be
+// pending.
+func (o *object) openLater(i int) error {
+	o.opening[i].Lock()
+	defer o.opening[i].Unlock()
+	if !o.pending[i] {
+		return nil
+	}
+	o.pending[i] = false
+	if o.closed.Load() {
+		o.down[i].Store(true)
+		return shoal.Errorf("gw.read", shoal.KindUnavailable, "object closed")
+	}
+	p := o.s.probeOne(context.Background(), i, o.id)
+	if p.State == ShardOK && p.key() != o.key {
+		p.State, p.Err = ShardCorrupt, shoal.Errorf("gw.probe", shoal.KindCorrupt, "shard %d disagrees with the others on size or sums", i)
+	}
+	if p.State != ShardOK {
+		if p.obj != nil {
+			p.obj.Close()
+		}
+		o.down[i].Store(true)
+		return p.Err
+	}
+	o.objs[i] = p.obj
+	return nil
+}
+
 func (o *object) Size() int64 { return o.geo.size }
 
+// Close closes the shard objects; a second Close does nothing.
 func (o *object) Close() error {
-	for _, obj := range o.objs {
-		if obj != nil {
-			obj.Close()
+	if o.closed.Swap(true) {
+		return nil
+	}
+	for i := range o.objs {
+		o.opening[i].Lock() // a shard being opened now is closed here
+		if o.objs[i] != nil {
+			o.objs[i].Close()
 		}
+		o.opening[i].Unlock()
 	}
 	return nil
 }
@@ -277,6 +330,9 @@ func (o *object) fill(st int64, chunks [][]byte, tried []bool, bad []error) erro
 // readChunk reads shard i's chunk of stripe st, with its crc, into buf and
 // checks it. A shard that fails to read is marked down for this object.
 func (o *object) readChunk(i int, st int64, buf []byte) error {
+	if err := o.openLater(i); err != nil {
+		return err
+	}
 	if err := readFull(o.objs[i], buf, o.geo.chunkOff(st)); err != nil {
 		o.down[i].Store(true)
 		return shoal.E("gw.read", shoal.KindUnavailable, err)
@@ -286,8 +342,13 @@ func (o *object) readChunk(i int, st int64, buf []byte) error {
 
 // checkChunk verifies a chunk against the crc that follows it.
 func checkChunk(buf []byte, st int64) error {
-	cl := len(buf) - crcSize
-	if crc32c(buf[:cl]) != binary.LittleEndian.Uint32(buf[cl:]) {
+	return checkSum(buf, crc32c(buf[:len(buf)-crcSize]), st)
+}
+
+// checkSum verifies the crc32c sum of a chunk against the crc that follows
+// it in buf.
+func checkSum(buf []byte, sum uint32, st int64) error {
+	if sum != binary.LittleEndian.Uint32(buf[len(buf)-crcSize:]) {
 		return shoal.Errorf("gw.read", shoal.KindCorrupt, "stripe %d: chunk checksum mismatch", st)
 	}
 	return nil

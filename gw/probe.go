@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 
 	"shoal"
 )
@@ -34,11 +35,24 @@ func (s ShardState) String() string {
 
 // probed is one shard after probe: open, with its header and footer read.
 type probed struct {
-	obj   shoal.Object // nil unless State is ShardOK (or ShardCorrupt with a readable body)
-	hdr   header
+	obj    shoal.Object // nil unless State is ShardOK (or ShardCorrupt with a readable body)
+	hdr    header
+	foot   footer
+	State  ShardState
+	Err    error
+	opened bool // probe asked this shard (Open leaves parity shards for later)
+}
+
+// shardKey is what the shards of one object agree on.
+type shardKey struct {
+	chunk int64
 	foot  footer
-	State ShardState
-	Err   error
+}
+
+func (p *probed) key() shardKey {
+	k := shardKey{p.hdr.ChunkSize, p.foot}
+	k.foot.MTime = k.foot.MTime.UTC()
+	return k
 }
 
 // probe opens every shard of id in parallel and reads its header and
@@ -46,23 +60,39 @@ type probed struct {
 // largest group; normally all) and marks the others corrupt. ok counts the
 // shards in that group.
 func (s *Store) probe(ctx context.Context, id string) (ps []probed, geo geometry, foot footer, ok int) {
+	return s.probeFirst(ctx, id, s.width())
+}
+
+// probeFirst is probe asking only the first n shards when all of them are
+// good and agree and n ≥ K; otherwise it asks the others too. Open asks the
+// K data shards: parity is needed only to reconstruct.
+func (s *Store) probeFirst(ctx context.Context, id string, n int) (ps []probed, geo geometry, foot footer, ok int) {
 	ps = make([]probed, s.width())
-	s.eachShard(func(i int) error {
-		ps[i] = s.probeOne(ctx, i, id)
-		return nil
-	})
-	type key struct {
-		chunk int64
-		foot  footer
+	probeRange := func(lo, hi int) {
+		var wg sync.WaitGroup
+		for i := lo; i < hi; i++ {
+			wg.Go(func() { ps[i] = s.probeOne(ctx, i, id) })
+		}
+		wg.Wait()
 	}
-	count := map[key]int{}
-	var best key
+	probeRange(0, n)
+	if n < s.width() {
+		all := n >= s.k
+		for i := range n {
+			all = all && ps[i].State == ShardOK && ps[i].key() == ps[0].key()
+		}
+		if all {
+			return ps, geometry{k: s.k, m: s.m, chunk: ps[0].hdr.ChunkSize, size: ps[0].foot.Size}, ps[0].foot, n
+		}
+		probeRange(n, s.width())
+	}
+	count := map[shardKey]int{}
+	var best shardKey
 	for i := range ps {
 		if ps[i].State != ShardOK {
 			continue
 		}
-		k := key{ps[i].hdr.ChunkSize, ps[i].foot}
-		k.foot.MTime = k.foot.MTime.UTC()
+		k := ps[i].key()
 		count[k]++
 		if count[k] > count[best] {
 			best = k
@@ -73,9 +103,7 @@ func (s *Store) probe(ctx context.Context, id string) (ps []probed, geo geometry
 		if ps[i].State != ShardOK {
 			continue
 		}
-		k := key{ps[i].hdr.ChunkSize, ps[i].foot}
-		k.foot.MTime = k.foot.MTime.UTC()
-		if k != best {
+		if ps[i].key() != best {
 			ps[i].State = ShardCorrupt
 			ps[i].Err = shoal.Errorf("gw.probe", shoal.KindCorrupt, "shard %d disagrees with the others on size or sums", i)
 			continue
@@ -85,38 +113,36 @@ func (s *Store) probe(ctx context.Context, id string) (ps []probed, geo geometry
 	return ps, geo, best.foot, ok
 }
 
+// probeOne opens shard i and checks its header and footer: with the head
+// read at open (see headSize), one request for a small shard, two for a
+// large one.
 func (s *Store) probeOne(ctx context.Context, i int, id string) probed {
-	obj, err := s.shards[i].Open(ctx, id)
+	h, err := s.openShard(ctx, i, id)
 	switch {
 	case shoal.IsKind(err, shoal.KindNotFound):
-		return probed{State: ShardMissing, Err: err}
+		return probed{State: ShardMissing, Err: err, opened: true}
 	case err != nil:
-		return probed{State: ShardUnreachable, Err: err}
+		return probed{State: ShardUnreachable, Err: err, opened: true}
 	}
-	p := probed{obj: obj}
+	p := probed{obj: h, opened: true}
 	corrupt := func(err error) probed {
 		p.State, p.Err = ShardCorrupt, err
 		return p
 	}
-	size := obj.Size()
+	size := h.Size()
 	if size < headerSize+footerSize {
 		return corrupt(shoal.Errorf("gw.probe", shoal.KindCorrupt, "shard %d: %d bytes, too short", i, size))
 	}
-	b := make([]byte, headerSize+footerSize)
-	if err := readFull(obj, b[:headerSize], 0); err != nil {
+	fb := make([]byte, footerSize)
+	if err := readFull(h, fb, size-footerSize); err != nil {
 		p.obj = nil
-		obj.Close()
-		return probed{State: ShardUnreachable, Err: err}
+		h.Close()
+		return probed{State: ShardUnreachable, Err: err, opened: true}
 	}
-	if err := readFull(obj, b[headerSize:], size-footerSize); err != nil {
-		p.obj = nil
-		obj.Close()
-		return probed{State: ShardUnreachable, Err: err}
-	}
-	if p.hdr, err = parseHeader(b[:headerSize]); err != nil {
+	if p.hdr, err = parseHeader(h.head[:headerSize]); err != nil {
 		return corrupt(err)
 	}
-	if p.foot, err = parseFooter(b[headerSize:]); err != nil {
+	if p.foot, err = parseFooter(fb); err != nil {
 		return corrupt(err)
 	}
 	if p.hdr.K != s.k || p.hdr.M != s.m || p.hdr.Index != i {

@@ -94,8 +94,7 @@ func (s *Store) rebuild(ctx context.Context, id string, dsts map[int]shoal.BlobS
 		required[i] = true
 		o.down[i].Store(true) // never read from a shard being replaced
 	}
-	ps, _, foot, _ := s.probe(ctx, id) // the footer to copy into rebuilt shards
-	closeAll(ps)
+	foot := o.foot // to copy into rebuilt shards
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

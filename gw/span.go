@@ -1,6 +1,7 @@
 package gw
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net"
@@ -31,6 +32,22 @@ var spanHTTP = &http.Client{Transport: &http.Transport{
 // streaming Range GET on a remote data server, plain reads at offsets on
 // any other store. Closing it ends the GET.
 func (o *object) openSpan(ctx context.Context, i int, off, n int64) (io.ReadCloser, error) {
+	// The head read at open holds the start of the span when it is the
+	// first stripe's chunk.
+	if h, ok := o.objs[i].(*headObject); ok && off < int64(len(h.head)) {
+		prefix := h.head[off:min(off+n, int64(len(h.head)))]
+		if int64(len(prefix)) == n {
+			return io.NopCloser(bytes.NewReader(prefix)), nil
+		}
+		rest, err := o.openSpan(ctx, i, off+int64(len(prefix)), n-int64(len(prefix)))
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(prefix), rest), rest}, nil
+	}
 	c, ok := o.s.shards[i].(*remote.Client)
 	if !ok {
 		return io.NopCloser(io.NewSectionReader(o.objs[i], off, n)), nil
