@@ -2,6 +2,7 @@ package gw
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -142,5 +143,45 @@ func TestSmallGetRequests(t *testing.T) {
 	flipBytes(t, shardFile(t, dir(0), "5a11"), headerSize+7, 1)
 	if st, _, body := httpDo(t, "GET", cc.url("GET", "5a11"), nil, nil); st != 503 {
 		t.Fatalf("three bad shards: %d %q, want 503", st, body)
+	}
+}
+
+// TestStripeRangesAcrossHead: one-stripe Range GETs of every stripe of a
+// file whose shards are larger than the head read at open, so that some
+// chunks lie in the head, one straddles its end and the rest are read from
+// the data servers; all byte-exact.
+func TestStripeRangesAcrossHead(t *testing.T) {
+	c := startCluster(t, 6)
+	f := newStreamFixture(t, c, nil)
+	chunk := int64(streamStripe / 4)
+	if shard := headerSize + 41*(chunk+crcSize); shard <= headSize {
+		t.Fatalf("shards of %d bytes fit in the head (%d): the test needs larger ones", shard, headSize)
+	}
+	for st := int64(0); st*streamStripe < int64(len(f.data)); st++ {
+		lo := st*streamStripe + 5
+		hi := min(lo+streamStripe-9, int64(len(f.data))-1)
+		f.get(t, fmt.Sprintf("stripe %d", st), lo, hi)
+	}
+}
+
+func TestTotalSize(t *testing.T) {
+	for _, c := range []struct {
+		cr   string
+		n    int64
+		size int64
+		ok   bool
+	}{
+		{"bytes 0-99/100", 100, 100, true},
+		{"bytes 0-99/5000", 100, 5000, true},
+		{"bytes 0-99/50", 100, 0, false},  // size below the bytes sent
+		{"bytes 0-98/100", 100, 0, false}, // not the bytes sent
+		{"bytes 1-100/200", 100, 0, false},
+		{"bytes 0-99/*", 100, 0, false},
+		{"", 0, 0, false},
+	} {
+		size, ok := totalSize(c.cr, c.n)
+		if size != c.size || ok != c.ok {
+			t.Errorf("totalSize(%q, %d) = %d, %v; want %d, %v", c.cr, c.n, size, ok, c.size, c.ok)
+		}
 	}
 }
