@@ -50,6 +50,16 @@ type BlobStore interface {
 	Space(ctx context.Context) (Space, error)
 }
 
+// HeadOpener is an optional BlobStore method for stores where every
+// request costs a round trip (a remote data server): open id and read its
+// first bytes into head (n of them: len(head), or the whole object if it
+// is shorter) in one request, which also tells the size. The gw opens
+// shards this way: a small shard whole, a large one's header, in one GET
+// instead of a HEAD and reads.
+type HeadOpener interface {
+	OpenHead(ctx context.Context, id string, head []byte) (obj Object, n int, err error)
+}
+
 // ValidObjectID reports whether id is a well-formed object id.
 func ValidObjectID(id string) bool {
 	if len(id) == 0 || len(id) > 64 {

@@ -36,6 +36,7 @@ func Run(t *testing.T, newStore func(t *testing.T) shoal.BlobStore) {
 		{"Walk", testWalk},
 		{"Space", testSpace},
 		{"ConcurrentCreates", testConcurrent},
+		{"OpenHead", testOpenHead},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newStore(t)) })
@@ -330,4 +331,51 @@ func testConcurrent(t *testing.T, s shoal.BlobStore) {
 	if wins != 1 || exists != n-1 {
 		t.Errorf("concurrent creates of one id: %d won, %d KindExist; want 1 and %d", wins, exists, n-1)
 	}
+}
+
+// testOpenHead checks the optional shoal.HeadOpener: the first bytes and
+// the size in one call, the whole of a shorter object, an empty one, a
+// missing one; the object stays readable past the head.
+func testOpenHead(t *testing.T, s shoal.BlobStore) {
+	ho, ok := s.(shoal.HeadOpener)
+	if !ok {
+		return // optional: Open serves such stores
+	}
+	ctx := context.Background()
+	data := Data(3, 100_000)
+	create(t, s, "ab", data)
+	create(t, s, "e1", nil)
+	for _, c := range []struct {
+		id   string
+		head int
+		want []byte
+	}{
+		{"ab", 1000, data[:1000]},
+		{"ab", 100_000, data},
+		{"ab", 200_000, data},
+		{"e1", 10, nil},
+	} {
+		buf := make([]byte, c.head)
+		obj, n, err := ho.OpenHead(ctx, c.id, buf)
+		if err != nil {
+			t.Errorf("OpenHead(%s, %d bytes): %v", c.id, c.head, err)
+			continue
+		}
+		size := int64(len(data))
+		if c.id == "e1" {
+			size = 0
+		}
+		if obj.Size() != size || !bytes.Equal(buf[:n], c.want) {
+			t.Errorf("OpenHead(%s, %d bytes): size %d, %d head bytes; want %d, %d", c.id, c.head, obj.Size(), n, size, len(c.want))
+		}
+		if size > 0 {
+			p := make([]byte, 10)
+			if n, err := obj.ReadAt(p, size-10); n != 10 || (err != nil && err != io.EOF) || !bytes.Equal(p, data[size-10:]) {
+				t.Errorf("ReadAt past the head of %s: %d, %v", c.id, n, err)
+			}
+		}
+		obj.Close()
+	}
+	_, _, err := ho.OpenHead(ctx, "dead", make([]byte, 10))
+	wantKind(t, "OpenHead of a missing object", err, shoal.KindNotFound)
 }
