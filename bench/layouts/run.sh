@@ -4,9 +4,12 @@
 # /bench is mapped to p; for each layout the pool's layout is changed and
 # `shoal bench sweep put get` rewrites its files, which take the new layout.
 # Usage: bench/layouts/run.sh [SIZES] [DURATION]   (from the repo root, after make build)
+#   LAYOUTS="replica:1 ec:4+2" CONC=1 bench/layouts/run.sh 128m 10s   # a subset, one GET at a time
 set -eu
 SIZES=${1:-1k,1m,16m,128m}
 DUR=${2:-2s}
+LAYOUTS=${LAYOUTS:-replica:1 replica:2 ec:2+1 ec:4+2 ec:8+3}
+CONC=${CONC:-4}
 BIN=${BIN:-./bin/shoal}
 T=$(mktemp -d)
 PIDS=""
@@ -20,10 +23,10 @@ done
 $BIN gw --listen 127.0.0.1:19090 --md $MD --secret-file "$T/all/secret" >/dev/null 2>&1 & PIDS="$PIDS $!"
 sleep 3
 A="$BIN admin --md $MD --secret-file $T/all/secret"
-for L in replica:1 replica:2 ec:2+1 ec:4+2 ec:8+3; do
+for L in $LAYOUTS; do
   $A pool add p $L    # files written from now on (bench rewrites /bench/...) take it
   curl -s -X MKCOL $MD/bench/ >/dev/null
   $A pool set /bench p
   echo "## $L"
-  $BIN bench sweep put get --url $MD --sizes "$SIZES" -d "$DUR" --warmup 0 -c 4 -q
+  $BIN bench sweep put get --url $MD --sizes "$SIZES" -d "$DUR" --warmup 0 -c "$CONC" -q
 done
