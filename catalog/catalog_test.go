@@ -23,7 +23,19 @@ func openSQLite(t testing.TB) *catalog.DB {
 }
 
 func TestSQLiteConformance(t *testing.T) {
-	catalogtest.Run(t, func(t *testing.T) shoal.Catalog { return openSQLite(t) })
+	catalogtest.Run(t, func(t *testing.T) shoal.Catalog { return checkedAtEnd(t, openSQLite(t)) })
+}
+
+// checkedAtEnd makes t fail if, once t is done with db, an entry's
+// replica_list disagrees with its replica rows: every write path the
+// conformance suite exercises must keep the two in step.
+func checkedAtEnd(t *testing.T, db *catalog.DB) *catalog.DB {
+	t.Cleanup(func() { // runs before the Close registered by open
+		if err := db.CheckReplicaLists(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return db
 }
 
 func TestOpenBadDSN(t *testing.T) {

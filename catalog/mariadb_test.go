@@ -24,7 +24,7 @@ func openMariaDB(t testing.TB) *catalog.DB {
 }
 
 func TestMariaDBConformance(t *testing.T) {
-	catalogtest.Run(t, func(t *testing.T) shoal.Catalog { return openMariaDB(t) })
+	catalogtest.Run(t, func(t *testing.T) shoal.Catalog { return checkedAtEnd(t, openMariaDB(t)) })
 }
 
 func TestMariaDBStatRoundTrips(t *testing.T) {

@@ -219,8 +219,9 @@ func (db *DB) Copy(ctx context.Context, src, dst string, overwrite bool, graceUn
 			}
 			np := dst + r.path[len(src):] // src is never "/": dst would lie inside it
 			res, err := t.exec(ctx, `INSERT INTO entries (parent_id, name, path, path_hash, is_dir, size, mtime_ns, ctime_ns,
-				version, adler32, md5, sha256, inline, layout)
-				SELECT ?, ?, ?, ?, is_dir, size, mtime_ns, ?, 1, adler32, md5, sha256, inline, layout FROM entries WHERE id = ?`,
+				version, adler32, md5, sha256, inline, layout, replica_list)
+				SELECT ?, ?, ?, ?, is_dir, size, mtime_ns, ?, 1, adler32, md5, sha256, inline, layout, replica_list
+				FROM entries WHERE id = ?`,
 				parent, baseName(np), np, pathHash(np), now, r.id)
 			if err != nil {
 				return err

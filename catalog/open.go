@@ -85,6 +85,25 @@ var _ shoal.Catalog = (*DB)(nil)
 // date. Several processes may open one catalog at once.
 func Open(ctx context.Context, o Options) (*DB, error) {
 	const op = "catalog.Open"
+	db, err := connect(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.migrate(ctx, db.d.migrations()); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if db.statStmt, err = db.read.PrepareContext(ctx, statSQL); err != nil {
+		db.Close()
+		return nil, db.fail(op, "", err)
+	}
+	return db, nil
+}
+
+// connect opens the connection pools of the catalog named by o.DSN,
+// leaving its schema as it is.
+func connect(ctx context.Context, o Options) (*DB, error) {
+	const op = "catalog.Open"
 	var d dialect
 	var target string
 	switch {
@@ -102,14 +121,6 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	db := &DB{d: d, opts: o}
 	var err error
 	if db.read, db.write, err = d.open(ctx, target, o); err != nil {
-		return nil, db.fail(op, "", err)
-	}
-	if err := db.migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if db.statStmt, err = db.read.PrepareContext(ctx, statSQL); err != nil {
-		db.Close()
 		return nil, db.fail(op, "", err)
 	}
 	return db, nil

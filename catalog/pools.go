@@ -225,6 +225,9 @@ func (db *DB) ReplaceReplica(ctx context.Context, path string, old, new shoal.Re
 		} else if n == 0 {
 			return shoal.Errorf(op, shoal.KindNotFound, "%s has no replica %s/%s shard %d any more", path, old.Server, old.Object, old.Shard)
 		}
+		if err := t.setReplicaList(ctx, self.id); err != nil {
+			return err
+		}
 		return t.garbageUnreferenced(ctx, []objRef{{old.Server, old.Object}}, graceUntil)
 	})
 }

@@ -9,11 +9,12 @@ import (
 	"shoal"
 )
 
-// migrate brings the schema to the newest version: each dialect's
-// migrations()[i] is version i+1, recorded in schema_version. The dialect's
+// migrate brings the schema to version len(migs) (Open: the newest): each
+// dialect's migrations()[i] is version i+1, recorded in schema_version.
+// A catalog at a newer version than len(migs) is refused. The dialect's
 // schema lock (MySQL GET_LOCK; SQLite the writer's BEGIN IMMEDIATE) lets
 // several md processes open one catalog at once.
-func (db *DB) migrate(ctx context.Context) error {
+func (db *DB) migrate(ctx context.Context, migs [][]string) error {
 	const op = "catalog.migrate"
 	conn, err := db.write.Conn(ctx)
 	if err != nil {
@@ -25,7 +26,6 @@ func (db *DB) migrate(ctx context.Context) error {
 		return db.fail(op, "", err)
 	}
 	defer unlock()
-	migs := db.d.migrations()
 	for {
 		done, err := db.migrateOne(ctx, conn, migs)
 		if err != nil {

@@ -8,7 +8,8 @@ import (
 	"shoal"
 )
 
-// fileData is what a new file version consists of.
+// fileData is what a new file version consists of. Its replicas go to
+// the replicas table and, as replica_list, into the entry row.
 type fileData struct {
 	size       int64
 	sums       shoal.Sums
@@ -59,8 +60,8 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 			}
 		}
 		if _, err := t.exec(ctx, `UPDATE entries SET size = ?, mtime_ns = ?, version = version + 1, adler32 = ?,
-			md5 = ?, sha256 = ?, inline = ?, layout = ? WHERE id = ?`,
-			f.size, mtime, int64(f.sums.Adler32), md5, sha, f.inline, f.layout, id); err != nil {
+			md5 = ?, sha256 = ?, inline = ?, layout = ?, replica_list = ? WHERE id = ?`,
+			f.size, mtime, int64(f.sums.Adler32), md5, sha, f.inline, f.layout, encodeReplicaList(f.replicas), id); err != nil {
 			return nil, err
 		}
 		if err := t.insertReplicas(ctx, id, f.replicas); err != nil {
@@ -71,9 +72,9 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 		}
 	default:
 		res, err := t.exec(ctx, `INSERT INTO entries (parent_id, name, path, path_hash, is_dir, size, mtime_ns, ctime_ns,
-			version, adler32, md5, sha256, inline, layout) VALUES (?, ?, ?, ?, 0, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
+			version, adler32, md5, sha256, inline, layout, replica_list) VALUES (?, ?, ?, ?, 0, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`,
 			parent.id, baseName(path), path, pathHash(path), f.size, mtime, time.Now().UnixNano(),
-			int64(f.sums.Adler32), md5, sha, f.inline, f.layout)
+			int64(f.sums.Adler32), md5, sha, f.inline, f.layout, encodeReplicaList(f.replicas))
 		if err != nil {
 			if t.db.isDup(err) {
 				if f.createOnly {
