@@ -9,6 +9,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"shoal"
 	"shoal/wire"
 )
 
@@ -26,8 +27,8 @@ func (s *Server) runOp(ctx *fasthttp.RequestCtx, tr *Tracker, run func(context.C
 	if !bytes.Contains(ctx.Request.Header.Peek(fasthttp.HeaderAccept), []byte(wire.StreamType)) {
 		s.ops.Add(1)
 		defer s.ops.Add(-1)
-		rep, err := run(s.base)
-		s.report(ctx, rep, err)
+		rep, err := run(s.opsCtx)
+		s.report(ctx, rep, s.opErr(err))
 		return
 	}
 	conn := ctx.Conn()
@@ -38,7 +39,7 @@ func (s *Server) runOp(ctx *fasthttp.RequestCtx, tr *Tracker, run func(context.C
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 		s.ops.Add(1)
 		defer s.ops.Add(-1)
-		opCtx, cancel := context.WithCancel(s.base)
+		opCtx, cancel := context.WithCancel(s.opsCtx)
 		defer cancel()
 		type result struct {
 			rep any
@@ -77,7 +78,7 @@ func (s *Server) runOp(ctx *fasthttp.RequestCtx, tr *Tracker, run func(context.C
 			select {
 			case r := <-finished:
 				if r.err != nil {
-					send(wire.ErrorLine(r.err))
+					send(wire.ErrorLine(s.opErr(r.err)))
 					return
 				}
 				b, err := json.Marshal(r.rep)
@@ -100,4 +101,12 @@ func (s *Server) runOp(ctx *fasthttp.RequestCtx, tr *Tracker, run func(context.C
 			}
 		}
 	})
+}
+
+// opErr says why an operation stopped early when md is shutting down.
+func (s *Server) opErr(err error) error {
+	if err != nil && s.opsCtx.Err() != nil {
+		return shoal.Errorf("md.admin", shoal.KindUnavailable, "md is shutting down: the operation stopped before the end (run it again)")
+	}
+	return err
 }

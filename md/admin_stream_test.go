@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,5 +123,38 @@ func TestAdminStreamErrors(t *testing.T) {
 	err = wire.NewClient(e.url, sign.Random()).Stream(context.Background(), PathAdminFsck, struct{}{}, nil, nil)
 	if !shoal.IsKind(err, shoal.KindPermission) {
 		t.Errorf("fsck signed with another key: %v, want KindPermission", err)
+	}
+}
+
+// TestAdminStreamShutdown: md shutting down ends a running operation at
+// once with a clear 503-kind error line, rather than waiting for it.
+func TestAdminStreamShutdown(t *testing.T) {
+	e := streamEnv(t, 10, 100_000)
+	errc := make(chan error, 1)
+	started := make(chan struct{})
+	var once sync.Once
+	go func() {
+		errc <- wire.NewClient(e.url, e.keys).Stream(context.Background(), PathAdminScrub, ScrubRequest{RateMBps: 0.05},
+			func(json.RawMessage) { once.Do(func() { close(started) }) }, nil)
+	}()
+	select {
+	case <-started:
+	case <-time.After(15 * time.Second):
+		t.Fatal("no progress within 15 s")
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- e.md.Close() }()
+	select {
+	case err := <-errc:
+		if !shoal.IsKind(err, shoal.KindUnavailable) || !strings.Contains(err.Error(), "shutting down") {
+			t.Errorf("scrub during shutdown: %v, want KindUnavailable saying md is shutting down", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the scrub (about 20 s) still runs 10 s after md began shutting down")
+	}
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("md's Close did not return within 10 s of the operation's end")
 	}
 }

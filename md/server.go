@@ -91,6 +91,10 @@ type Server struct {
 	// may outlive the request (a data race the race detector found).
 	base   context.Context
 	cancel context.CancelFunc
+	// opsCtx is the context of admin operations (repair, drain, …), ended
+	// first on Close: a shutdown must not wait for an hour-long drain.
+	opsCtx  context.Context
+	stopOps context.CancelFunc
 
 	httpMu sync.Mutex
 	http   *fasthttp.Server
@@ -154,6 +158,7 @@ func New(opts Options) (*Server, error) {
 		s.opts.Store = func(srv shoal.Server) shoal.BlobStore { return remote.New(srv.URL, s.keys) }
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
+	s.opsCtx, s.stopOps = context.WithCancel(s.base)
 	s.done.Add(1)
 	go s.expireLoop()
 	return s, nil
@@ -214,6 +219,7 @@ func (s *Server) Serve(ln net.Listener) error {
 // catalog, which belongs to the caller.
 func (s *Server) Close() error {
 	s.once.Do(func() { close(s.stop) })
+	s.stopOps()
 	s.done.Wait()
 	s.httpMu.Lock()
 	h := s.http
