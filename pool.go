@@ -41,6 +41,8 @@ type ReplicaReplacer interface {
 	// old's object for garbage not before graceUntil unless another entry
 	// still references it. KindNotFound if the file or that replica row
 	// is gone (the file was overwritten or removed meanwhile: the caller
-	// then deletes new's object).
+	// then deletes new's object). An old with no Server adds new as the
+	// shard Shard of an erasure-coded file that has no row for it (left
+	// out by a degraded write); KindExist if the shard has a row.
 	ReplaceReplica(ctx context.Context, path string, old, new Replica, graceUntil time.Time) error
 }

@@ -214,6 +214,9 @@ func (db *DB) ReplaceReplica(ctx context.Context, path string, old, new shoal.Re
 		if self == nil || self.isDir {
 			return shoal.Errorf(op, shoal.KindNotFound, "%s is not a file any more", path)
 		}
+		if old.Server == "" {
+			return t.addShard(ctx, op, path, self.id, new)
+		}
 		res, err := t.exec(ctx, `UPDATE replicas SET server = ?, object = ?, shard = ?, size = ?, sum = ?
 			WHERE entry_id = ? AND server = ? AND object = ? AND shard = ?`,
 			new.Server, new.Object, new.Shard, new.Size, int64(new.Sum), self.id, old.Server, old.Object, old.Shard)
@@ -230,4 +233,21 @@ func (db *DB) ReplaceReplica(ctx context.Context, path string, old, new shoal.Re
 		}
 		return t.garbageUnreferenced(ctx, []objRef{{old.Server, old.Object}}, graceUntil)
 	})
+}
+
+// addShard records shard new.Shard of an erasure-coded file that has no
+// row for it (a degraded write left it out; repair rebuilt it).
+func (t *tx) addShard(ctx context.Context, op, path string, entryID int64, new shoal.Replica) error {
+	var n int
+	if err := t.queryRow(ctx, `SELECT COUNT(*) FROM replicas WHERE entry_id = ? AND shard = ?`, entryID, new.Shard).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return shoal.Errorf(op, shoal.KindExist, "%s has a row for shard %d", path, new.Shard)
+	}
+	if _, err := t.exec(ctx, `INSERT INTO replicas (entry_id, server, object, shard, size, sum) VALUES (?, ?, ?, ?, ?, ?)`,
+		entryID, new.Server, new.Object, new.Shard, new.Size, int64(new.Sum)); err != nil {
+		return err
+	}
+	return t.setReplicaList(ctx, entryID)
 }

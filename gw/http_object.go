@@ -86,6 +86,9 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, store layoutStore, id string
 		MTime:   w.Info.ModTime.UnixNano(),
 	}
 	for i, sh := range w.Shards {
+		if req.servers[i] == "" {
+			continue // left out by a degraded write: no row, so repair sees it missing
+		}
 		shard := i
 		if req.layout.Kind == shoal.LayoutReplica {
 			shard = 0 // full copies, not shards

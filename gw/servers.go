@@ -74,12 +74,17 @@ func (d *directory) lookup(id string) (string, bool) {
 	return u, ok
 }
 
-// stores returns the shard stores for the given server ids, in order.
-// An unknown id is KindUnavailable (md knows a server gw has not heard of
-// yet, or one that is gone).
+// stores returns the shard stores for the given server ids, in order; an
+// empty id is a shard a degraded write left out (Absent). An unknown
+// id is KindUnavailable (md knows a server gw has not heard of yet, or
+// one that is gone).
 func (d *directory) stores(ids []string) ([]shoal.BlobStore, error) {
 	out := make([]shoal.BlobStore, len(ids))
 	for i, id := range ids {
+		if id == "" {
+			out[i] = Absent{}
+			continue
+		}
 		u, ok := d.lookup(id)
 		if !ok {
 			d.mu.Lock()

@@ -52,7 +52,9 @@ type request struct {
 // verifyQuery checks a gw URL's query for method on object. A HEAD may use
 // a URL signed for GET. Bad or missing signature: KindPermission (403);
 // a server list of the wrong length for the layout (ec:K+M, or replica:N
-// for md's mirrored writes): KindInvalid.
+// for md's mirrored writes), or with a repeated id: KindInvalid. An
+// erasure-coded file's list may leave out (empty id) up to M-1 shards:
+// those a degraded write did not place, keeping at least one parity.
 func verifyQuery(keys *sign.Keys, method, object string, get func(string) string, now time.Time) (request, error) {
 	const op = "gw.verify"
 	r := request{upload: get(sign.ParamUpload)}
@@ -69,11 +71,20 @@ func verifyQuery(keys *sign.Keys, method, object string, get func(string) string
 		return request{}, shoal.Errorf(op, shoal.KindInvalid, "%s needs %d servers, got %d", r.layout, r.layout.Width(), len(r.servers))
 	}
 	seen := map[string]bool{}
+	absent := 0
 	for _, s := range r.servers {
-		if s == "" || seen[s] {
-			return request{}, shoal.Errorf(op, shoal.KindInvalid, "server list has an empty or repeated id")
+		if s == "" {
+			absent++
+			continue
+		}
+		if seen[s] {
+			return request{}, shoal.Errorf(op, shoal.KindInvalid, "server list repeats %s", s)
 		}
 		seen[s] = true
+	}
+	if absent > 0 && (r.layout.Kind != shoal.LayoutEC || absent >= r.layout.M) {
+		return request{}, shoal.Errorf(op, shoal.KindInvalid, "%s: %d shards without a server (at most %d may be left out, keeping one parity)",
+			r.layout, absent, max(r.layout.M-1, 0))
 	}
 	return r, nil
 }

@@ -51,7 +51,7 @@ const (
 	beat       = 150 * time.Millisecond
 )
 
-func newCluster(t *testing.T) *cluster {
+func newCluster(t *testing.T, tweak ...func(*Options)) *cluster {
 	t.Helper()
 	c := &cluster{t: t, keys: sign.Random(), disks: map[string]*cdisk{}}
 	db, err := catalog.Open(context.Background(), catalog.Options{DSN: "sqlite:" + filepath.Join(t.TempDir(), "catalog.db")})
@@ -62,7 +62,11 @@ func newCluster(t *testing.T) *cluster {
 	cat := cache.NewCatalog(db, cache.Options{L1: true})
 	t.Cleanup(func() { db.Close() })
 	serve := func(mode string) (*Server, string) {
-		s, err := New(Options{Catalog: cat, Keys: c.keys, DataMode: mode, ServerTTL: clusterTTL, URLTTL: 2 * time.Second, AllowPoolProppatch: true})
+		opts := Options{Catalog: cat, Keys: c.keys, DataMode: mode, ServerTTL: clusterTTL, URLTTL: 2 * time.Second, AllowPoolProppatch: true}
+		for _, f := range tweak {
+			f(&opts)
+		}
+		s, err := New(opts)
 		if err != nil {
 			t.Fatal(err)
 		}

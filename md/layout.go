@@ -2,9 +2,9 @@ package md
 
 import (
 	"context"
-
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,8 +55,10 @@ func hostOf(u string) string {
 // forLayout picks Width distinct live active data servers of the pool with
 // free space, weighted by free space, on distinct hosts when there are
 // enough of them; servers[i] holds replica or shard i. KindInsufficient,
-// naming what is missing, if the pool has too few.
-func (p *placement) forLayout(ctx context.Context, pool shoal.Pool) ([]*shoal.Server, error) {
+// naming what is missing, if the pool has too few — unless degraded and
+// the layout is ec:K+M with at least K+1 of them: then it picks them all
+// (fewer than Width; the parity shards past them are left out).
+func (p *placement) forLayout(ctx context.Context, pool shoal.Pool, degraded bool) ([]*shoal.Server, error) {
 	servers, _, err := p.list(ctx)
 	if err != nil {
 		return nil, err
@@ -71,9 +73,17 @@ func (p *placement) forLayout(ctx context.Context, pool shoal.Pool) ([]*shoal.Se
 	}
 	w := pool.Layout.Width()
 	if len(cands) < w {
-		return nil, shoal.Errorf("placement", shoal.KindInsufficient,
-			"not enough servers in pool %s for %s: needs %d live active data servers with free space, has %d (no live data server for the rest)",
-			pool.Name, pool.Layout, w, len(cands))
+		if !degraded || pool.Layout.Kind != shoal.LayoutEC {
+			return nil, shoal.Errorf("placement", shoal.KindInsufficient,
+				"not enough servers in pool %s for %s: needs %d live active data servers with free space, has %d (no live data server for the rest)",
+				pool.Name, pool.Layout, w, len(cands))
+		}
+		if min := pool.Layout.K + 1; len(cands) < min {
+			return nil, shoal.Errorf("placement", shoal.KindInsufficient,
+				"not enough servers in pool %s for %s even degraded: needs at least %d live active data servers with free space (K data shards and one parity), has %d",
+				pool.Name, pool.Layout, min, len(cands))
+		}
+		w = len(cands)
 	}
 	chosen := make([]*shoal.Server, 0, w)
 	taken := map[*shoal.Server]bool{}
@@ -143,7 +153,7 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	servers, err := s.placement.forLayout(ctx, pool)
+	servers, err := s.placement.forLayout(ctx, pool, s.opts.DegradedWrites)
 	if err != nil {
 		return "", err
 	}
@@ -153,15 +163,18 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 			return "", err
 		}
 	}
-	ids := make([]string, len(servers))
+	placed := make([]string, len(servers))
 	for i, sv := range servers {
-		ids[i] = sv.ID
+		placed[i] = sv.ID
 	}
+	// A degraded write leaves the last parity shards out: an empty id in
+	// the gw's URL, and no row, which scrub reports and repair fills.
+	ids := append(slices.Clone(placed), make([]string, pool.Layout.Width()-len(placed))...)
 	now := time.Now()
 	u := &shoal.Upload{
 		ID:         randomHex(),
 		Path:       p.path,
-		Servers:    ids,
+		Servers:    placed,
 		Object:     randomHex(),
 		Layout:     pool.Layout,
 		CreateOnly: p.createOnly,
@@ -205,7 +218,8 @@ func (s *Server) readURLs(ctx context.Context, e *shoal.Entry) ([]string, error)
 }
 
 // shardServers lists an EC file's servers by shard index, and its object
-// id (every shard has the same one).
+// id (every shard has the same one); a shard without a row (left out by a
+// degraded write, not yet repaired) has an empty id.
 func shardServers(e *shoal.Entry) ([]string, string, error) {
 	w := e.Layout.Width()
 	servers := make([]string, w)
@@ -216,10 +230,8 @@ func shardServers(e *shoal.Entry) ([]string, string, error) {
 		}
 		servers[r.Shard], object = r.Server, r.Object
 	}
-	for i, sv := range servers {
-		if sv == "" {
-			return nil, "", shoal.Errorf("placement", shoal.KindCorrupt, "%s: shard %d has no row", e.Path, i)
-		}
+	if missing := w - len(e.Replicas); missing >= max(e.Layout.M, 1) {
+		return nil, "", shoal.Errorf("placement", shoal.KindCorrupt, "%s: %d of %s's shards have no row", e.Path, missing, e.Layout)
 	}
 	return servers, object, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"shoal"
+	"shoal/gw"
 )
 
 // The operations (repair, drain, scrub) run inside md, in the admin
@@ -120,6 +121,9 @@ func (s *Server) pickTarget(servers map[string]shoal.Server, pool string, e *sho
 // storeOf is the BlobStore of a server id ("" URL for an unknown one
 // fails at the first call, like a dead server).
 func (s *Server) storeOf(servers map[string]shoal.Server, id string) shoal.BlobStore {
+	if id == "" {
+		return gw.Absent{} // a shard a degraded write left out
+	}
 	return s.opts.Store(servers[id])
 }
 

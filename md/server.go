@@ -60,6 +60,11 @@ type Options struct {
 	// the data server's commit; an abandoned upload's object becomes
 	// garbage after it. 0 means DefaultUploadTTL.
 	UploadTTL time.Duration
+	// DegradedWrites lets an ec:K+M write go ahead on K+M' servers
+	// (1 ≤ M' < M) when the pool has fewer than K+M live: the shards left
+	// out have no row, scrub reports them and repair rebuilds them. Off:
+	// such a write fails with 507.
+	DegradedWrites bool
 	// ProgressInterval is how often a streamed admin operation sends
 	// progress; 0 means one second.
 	ProgressInterval time.Duration

@@ -120,4 +120,14 @@ func testReplaceReplica(t *testing.T, c shoal.Catalog) {
 	}
 	wantKind(t, "ReplaceReplica of a gone row", rr.ReplaceReplica(ctx(t), "/f", old, nw, grace), shoal.KindNotFound)
 	wantKind(t, "ReplaceReplica of a missing file", rr.ReplaceReplica(ctx(t), "/nope", old, nw, grace), shoal.KindNotFound)
+
+	// A shard a degraded write left out (no row, no Server in old) is
+	// added; a shard that has a row cannot be added again.
+	putObjects(t, c, "/h", "0c01", 10, "s1", "s2")
+	added := shoal.Replica{Server: "s5", Object: "0c01", Shard: 2, Size: 4, Sum: 9}
+	ok(t, rr.ReplaceReplica(ctx(t), "/h", shoal.Replica{Shard: 2}, added, grace))
+	if e := stat(t, c, "/h"); len(e.Replicas) != 3 || e.Replicas[2] != added {
+		t.Errorf("after adding shard 2: %+v", e.Replicas)
+	}
+	wantKind(t, "adding a shard that has a row", rr.ReplaceReplica(ctx(t), "/h", shoal.Replica{Shard: 2}, added, grace), shoal.KindExist)
 }

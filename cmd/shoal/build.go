@@ -47,6 +47,7 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys) (*md.Server, er
 		ServerTTL:        c.MD.ServerTTL,
 
 		AllowPoolProppatch: c.MD.AllowPoolProppatch,
+		DegradedWrites:     c.MD.DegradedWrites,
 	})
 }
 

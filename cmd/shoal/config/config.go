@@ -50,6 +50,7 @@ type MDConfig struct {
 	ReusePort          bool          `mapstructure:"reuseport" doc:"listen with SO_REUSEPORT so several md processes share one port"`
 	ShutdownTimeout    time.Duration `mapstructure:"shutdown_timeout" doc:"on SIGINT/SIGTERM, how long in-flight requests may take to finish"`
 	AllowPoolProppatch bool          `mapstructure:"allow_pool_proppatch" doc:"let any WebDAV client map a collection to a pool with PROPPATCH of shoal:pool (no user authentication yet: off)"`
+	DegradedWrites     bool          `mapstructure:"degraded_writes" doc:"let an ec:K+M write go ahead on K+M' servers (at least K+1) when fewer than K+M are live; shoal admin repair adds the missing shards later (off: such a write fails with 507)"`
 }
 
 type CatalogConfig struct {
