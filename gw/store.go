@@ -48,7 +48,8 @@ type Options struct {
 // Store is a shoal.BlobStore over K+M shard stores. Every object is stored
 // as one shard object of the same id on each shard store.
 //
-// Writes need all K+M shard stores (no degraded writes): otherwise Create
+// Writes need all K+M shard stores (a degraded write passes Absent for the
+// shards it leaves out, which accepts and discards them): otherwise Create
 // fails with KindInsufficient and removes what it wrote. Reads need any K
 // good shards per stripe. Remove removes every shard it can reach and
 // reports the unreachable ones with KindUnavailable after the others are
