@@ -87,6 +87,36 @@ func TestExpectContinueRedirect(t *testing.T) {
 	}
 }
 
+// TestRedirectWithoutExpect: a PUT that does not wait for 100 Continue
+// sends its body to md anyway; in redirect mode md reads and drops it and
+// answers 307 (and a refusal, 409), keeping the connection, rather than
+// closing on an unread body, which resets the client's connection (Go's
+// client then reports the reset, not the 307).
+func TestRedirectWithoutExpect(t *testing.T) {
+	e := newEnv(t, DataRedirect)
+	c, br := rawConn(t, e.url)
+	defer c.Close()
+	body := bytes.Repeat([]byte("x"), 1<<20)
+	for _, req := range []struct {
+		path   string
+		status int
+	}{{"/big", 307}, {"/missing/big", 409}, {"/big2", 307}} {
+		fmt.Fprintf(c, "PUT %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", req.path, len(body))
+		if _, err := c.Write(body); err != nil {
+			t.Fatalf("PUT %s: writing the body: %v", req.path, err)
+		}
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("PUT %s: %v", req.path, err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != req.status || res.Close {
+			t.Fatalf("PUT %s without Expect: %d (close %v), want %d on a kept connection", req.path, res.StatusCode, res.Close, req.status)
+		}
+	}
+}
+
 // TestAbandonedPut: a client that dies half-way leaves nothing visible
 // and, once the reservation expires and the garbage is collected, nothing
 // on disk. Proxy mode (md streams) and redirect mode (client talks to the

@@ -21,7 +21,11 @@ func writeError(ctx *fasthttp.RequestCtx, err error) {
 	if err == errLocked {
 		status = fasthttp.StatusLocked
 	}
+	closeConn := ctx.Response.ConnectionClose() // set by who left the body unread
 	ctx.Response.Reset()
+	if closeConn {
+		ctx.SetConnectionClose()
+	}
 	ctx.SetStatusCode(status)
 	if status == fasthttp.StatusServiceUnavailable {
 		ctx.Response.Header.SetBytesKV(hdrRetryAfter, valFive)

@@ -12,6 +12,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/objhttp"
 )
 
 var hdrIfNoneMatch = []byte("If-None-Match")
@@ -114,7 +115,7 @@ func (s *Server) expectHandler(ctx *fasthttp.RequestCtx) int {
 func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 	p, err := s.planPut(ctx)
 	if err != nil {
-		ctx.SetConnectionClose() // do not drain a body we refused
+		objhttp.DrainBody(ctx) // the client gets the status, not a reset
 		writeError(ctx, err)
 		return
 	}
@@ -127,13 +128,15 @@ func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if s.opts.DataMode == DataRedirect {
+		// A client that did not wait for 100 Continue is sending its body
+		// to md anyway: up to objhttp.DrainLimit it is read and dropped,
+		// so the client gets the 307 (or the error), not a reset.
+		objhttp.DrainBody(ctx)
 		u, err := s.reserve(s.base, p)
 		if err != nil {
-			ctx.SetConnectionClose()
 			writeError(ctx, err)
 			return
 		}
-		ctx.SetConnectionClose() // the body is being sent; do not read it
 		ctx.Response.Header.Set("Location", u)
 		ctx.SetStatusCode(fasthttp.StatusTemporaryRedirect)
 		return

@@ -78,15 +78,35 @@ const DrainLimit = 64 << 20
 func CheckSize(ctx *fasthttp.RequestCtx, op string, max int64) (*Body, bool) {
 	want := int64(ctx.Request.Header.ContentLength())
 	if want > max {
-		if want > DrainLimit {
-			ctx.SetConnectionClose()
-		} else if n, _ := io.CopyN(io.Discard, ctx.RequestBodyStream(), want); n < want {
-			ctx.SetConnectionClose()
-		}
+		DrainBody(ctx)
 		Fail(ctx, shoal.Errorf(op, shoal.KindTooLarge, "body of %d bytes over the limit of %d", want, max))
 		return nil, false
 	}
 	return &Body{R: ctx.RequestBodyStream(), Want: want, Max: max, Op: op}, true
+}
+
+// DrainBody reads and discards the body of a request answered without it
+// (refused, or redirected elsewhere) when it is at most DrainLimit, so a
+// client still sending it gets the answer rather than a reset; a bigger
+// one is left unread and the connection closed after the answer.
+func DrainBody(ctx *fasthttp.RequestCtx) {
+	r := ctx.RequestBodyStream()
+	if r == nil {
+		return // read already (not streamed)
+	}
+	want := int64(ctx.Request.Header.ContentLength())
+	switch {
+	case want > DrainLimit:
+		ctx.SetConnectionClose()
+	case want >= 0:
+		if n, _ := io.CopyN(io.Discard, r, want); n < want {
+			ctx.SetConnectionClose()
+		}
+	default: // chunked: read to its end if that comes soon enough
+		if _, err := io.CopyN(io.Discard, r, DrainLimit+1); err != io.EOF {
+			ctx.SetConnectionClose()
+		}
+	}
 }
 
 // Commit sends a finished upload's commit to md and answers the PUT with
