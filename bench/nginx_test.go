@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -52,10 +53,23 @@ func startNginx(t *testing.T) (url, accessLog string) {
 	os.WriteFile(confPath, []byte(conf), 0o644)
 	cmd := exec.Command(bin, "-p", tmp, "-c", confPath, "-e", filepath.Join(tmp, "error.log"), "-g", "daemon off;")
 	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// A worker outlives a master killed outright: TERM lets the master
+	// stop its workers; the group kill is for whatever is left.
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+		}
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	})
 	for i := 0; ; i++ {
 		c, err := net.Dial("tcp", addr)
 		if err == nil {
