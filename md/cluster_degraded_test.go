@@ -1,11 +1,9 @@
 package md
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"shoal"
 	"shoal/storetest"
 )
 
@@ -21,23 +19,8 @@ func TestECDegradedWrite(t *testing.T) {
 	c.kill(ids[5])
 	c.waitDead()
 
-	files := map[string][]byte{
-		"/ec/a": storetest.Data(1, 1<<20+12345), // 17 stripes of 64 KiB
-		"/ec/b": storetest.Data(2, 5000),
-	}
-	if st, body := c.do("PUT", c.rURL, "/ec/a", nil, files["/ec/a"]); st != 201 {
-		t.Fatalf("degraded PUT via redirect: %d %s", st, body)
-	}
-	if st, body := c.do("PUT", c.pURL, "/ec/b", nil, files["/ec/b"]); st != 201 {
-		t.Fatalf("degraded PUT via proxy: %d %s", st, body)
-	}
-	entry := func(p string) *shoal.Entry {
-		e, err := c.db.Stat(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
+	files := c.putECFiles()
+	entry := c.entry
 	for p, data := range files {
 		e := entry(p)
 		if e.Layout.String() != "ec:4+2" || len(e.Replicas) != 5 {

@@ -20,6 +20,7 @@ import (
 	"shoal/diskserver"
 	"shoal/gw"
 	"shoal/sign"
+	"shoal/storetest"
 	"shoal/wire"
 )
 
@@ -301,4 +302,31 @@ func flip(t *testing.T, path string, off int64) {
 	if _, err := f.WriteAt(b, off); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// putECFiles writes a multi-stripe file /ec/a through the redirect md and a
+// one-stripe file /ec/b through the proxy md, and returns their contents.
+func (c *cluster) putECFiles() map[string][]byte {
+	c.t.Helper()
+	files := map[string][]byte{
+		"/ec/a": storetest.Data(1, 1<<20+12345), // 17 stripes of 64 KiB
+		"/ec/b": storetest.Data(2, 5000),
+	}
+	if st, body := c.do("PUT", c.rURL, "/ec/a", nil, files["/ec/a"]); st != 201 {
+		c.t.Fatalf("PUT via redirect: %d %s", st, body)
+	}
+	if st, body := c.do("PUT", c.pURL, "/ec/b", nil, files["/ec/b"]); st != 201 {
+		c.t.Fatalf("PUT via proxy: %d %s", st, body)
+	}
+	return files
+}
+
+// entry is path's entry in the catalog.
+func (c *cluster) entry(path string) *shoal.Entry {
+	c.t.Helper()
+	e, err := c.db.Stat(context.Background(), path)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return e
 }
