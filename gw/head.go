@@ -67,18 +67,31 @@ func (h *headObject) Close() error {
 	return nil
 }
 
-// openShard opens shard i of id with its first headSize bytes read: in
-// one request where the store can (shoal.HeadOpener: a remote data
-// server's Range GET, which also tells the size), else Open and one read.
-func (s *Store) openShard(ctx context.Context, i int, id string) (*headObject, error) {
+// headFor is the head to read when opening shards for reads from user
+// offset off on: the whole headSize when it may hold the data asked for
+// (each shard's head holds at most headSize of its chunks, and user offset
+// off lies at shard offset off/K or beyond), else just the header, so a
+// small Range deep in a large file does not pull K heads it never uses.
+func (s *Store) headFor(off int64) int {
+	if off/int64(s.k) >= headSize {
+		return headerSize
+	}
+	return headSize
+}
+
+// openShard opens shard i of id with its first headLen (≤ headSize) bytes
+// read: in one request where the store can (shoal.HeadOpener: a remote
+// data server's Range GET, which also tells the size), else Open and one
+// read.
+func (s *Store) openShard(ctx context.Context, i int, id string, headLen int) (*headObject, error) {
 	buf := getChunkBuf(headSize)
 	var obj shoal.Object
 	var n int
 	var err error
 	if ho, ok := s.shards[i].(shoal.HeadOpener); ok {
-		obj, n, err = ho.OpenHead(ctx, id, buf)
+		obj, n, err = ho.OpenHead(ctx, id, buf[:headLen])
 	} else if obj, err = s.shards[i].Open(ctx, id); err == nil {
-		n = int(min(obj.Size(), headSize))
+		n = int(min(obj.Size(), int64(headLen)))
 		err = readFull(obj, buf[:n], 0)
 	}
 	if err != nil {

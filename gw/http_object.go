@@ -3,6 +3,8 @@ package gw
 import (
 	"encoding/hex"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -106,7 +108,13 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, store layoutStore, id string
 // several (206 multipart/byteranges, read part by part with ReadAt); a bad
 // Range is answered by objhttp.StartRead (400 malformed, 416 unsatisfiable).
 func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store layoutStore, id string) {
-	obj, err := store.Open(ctx, id)
+	var obj shoal.Object
+	var err error
+	if ec, ok := store.(*Store); ok {
+		obj, err = ec.OpenAt(ctx, id, rangeStart(ctx))
+	} else {
+		obj, err = store.Open(ctx, id)
+	}
 	if err != nil {
 		fail(ctx, err)
 		return
@@ -145,4 +153,21 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store layoutStore, id string
 	}
 	// Shard fetches overlap the transfer to the client (see bodyReader).
 	ctx.SetBodyStream(bodyReader(obj, start, start+n), int(n))
+}
+
+// rangeStart is where the request's first byte range starts ("bytes=N-…"),
+// 0 without one or for a suffix range: a hint for OpenAt only, the Range
+// itself is checked later against the size.
+func rangeStart(ctx *fasthttp.RequestCtx) int64 {
+	r := string(ctx.Request.Header.Peek(fasthttp.HeaderRange))
+	spec, ok := strings.CutPrefix(r, "bytes=")
+	if !ok {
+		return 0
+	}
+	first, _, _ := strings.Cut(spec, "-")
+	n, err := strconv.ParseInt(strings.TrimSpace(first), 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }

@@ -17,12 +17,13 @@ const readAhead = 8
 // while reading are marked down and not asked again; a chunk that fails its
 // crc only costs its stripe a reconstruction.
 type object struct {
-	s    *Store
-	id   string
-	geo  geometry
-	foot footer
-	objs []shoal.Object // nil where the shard is not usable (or not opened yet)
-	down []atomic.Bool
+	s       *Store
+	id      string
+	geo     geometry
+	foot    footer
+	headLen int            // read at open from each shard (see headFor)
+	objs    []shoal.Object // nil where the shard is not usable (or not opened yet)
+	down    []atomic.Bool
 
 	// Parity shards are opened only when a stripe needs one (see
 	// openLater); until then they are pending. opening[i] guards
@@ -46,11 +47,19 @@ var _ shoal.Object = (*object)(nil)
 // shards are opened while they are good: each costs one request for a
 // small file (see headSize), and parity is opened when a read needs it.
 func (s *Store) Open(ctx context.Context, id string) (shoal.Object, error) {
+	return s.OpenAt(ctx, id, 0)
+}
+
+// OpenAt is Open for reads from user offset off on (the start of a Range):
+// far into a large file it reads only each shard's header at open, not
+// the head that would hold the first stripe.
+func (s *Store) OpenAt(ctx context.Context, id string, off int64) (shoal.Object, error) {
 	const op = "gw.Open"
 	if !shoal.ValidObjectID(id) {
 		return nil, shoal.Errorf(op, shoal.KindInvalid, "bad object id %q", id)
 	}
-	ps, geo, foot, ok := s.probeFirst(ctx, id, s.k)
+	headLen := s.headFor(off)
+	ps, geo, foot, ok := s.probeFirst(ctx, id, s.k, headLen)
 	if ok < s.k {
 		closeAll(ps)
 		missing := 0
@@ -65,7 +74,7 @@ func (s *Store) Open(ctx context.Context, id string) (shoal.Object, error) {
 		return nil, shoal.Errorf(op, shoal.KindUnavailable, "%s: %d of %d shards usable, need %d: %s", id, ok, len(ps), s.k, describe(ps))
 	}
 	n := len(ps)
-	o := &object{s: s, id: id, geo: geo, foot: foot, objs: make([]shoal.Object, n), down: make([]atomic.Bool, n), pending: make([]bool, n), opening: make([]sync.Mutex, n), cached: -1}
+	o := &object{s: s, id: id, geo: geo, foot: foot, headLen: headLen, objs: make([]shoal.Object, n), down: make([]atomic.Bool, n), pending: make([]bool, n), opening: make([]sync.Mutex, n), cached: -1}
 	o.key = shardKey{geo.chunk, foot}
 	o.key.foot.MTime = o.key.foot.MTime.UTC()
 	for i := range ps {
@@ -99,7 +108,7 @@ func (o *object) openLater(i int) error {
 		o.down[i].Store(true)
 		return shoal.Errorf("gw.read", shoal.KindUnavailable, "object closed")
 	}
-	p := o.s.probeOne(context.Background(), i, o.id)
+	p := o.s.probeOne(context.Background(), i, o.id, o.headLen)
 	if p.State == ShardOK && p.key() != o.key {
 		p.State, p.Err = ShardCorrupt, shoal.Errorf("gw.probe", shoal.KindCorrupt, "shard %d disagrees with the others on size or sums", i)
 	}

@@ -60,18 +60,18 @@ func (p *probed) key() shardKey {
 // largest group; normally all) and marks the others corrupt. ok counts the
 // shards in that group.
 func (s *Store) probe(ctx context.Context, id string) (ps []probed, geo geometry, foot footer, ok int) {
-	return s.probeFirst(ctx, id, s.width())
+	return s.probeFirst(ctx, id, s.width(), headSize)
 }
 
 // probeFirst is probe asking only the first n shards when all of them are
 // good and agree and n ≥ K; otherwise it asks the others too. Open asks the
 // K data shards: parity is needed only to reconstruct.
-func (s *Store) probeFirst(ctx context.Context, id string, n int) (ps []probed, geo geometry, foot footer, ok int) {
+func (s *Store) probeFirst(ctx context.Context, id string, n, headLen int) (ps []probed, geo geometry, foot footer, ok int) {
 	ps = make([]probed, s.width())
 	probeRange := func(lo, hi int) {
 		var wg sync.WaitGroup
 		for i := lo; i < hi; i++ {
-			wg.Go(func() { ps[i] = s.probeOne(ctx, i, id) })
+			wg.Go(func() { ps[i] = s.probeOne(ctx, i, id, headLen) })
 		}
 		wg.Wait()
 	}
@@ -113,11 +113,11 @@ func (s *Store) probeFirst(ctx context.Context, id string, n int) (ps []probed, 
 	return ps, geo, best.foot, ok
 }
 
-// probeOne opens shard i and checks its header and footer: with the head
-// read at open (see headSize), one request for a small shard, two for a
-// large one.
-func (s *Store) probeOne(ctx context.Context, i int, id string) probed {
-	h, err := s.openShard(ctx, i, id)
+// probeOne opens shard i, reading its first headLen bytes (at least the
+// header; see headSize), and checks its header and footer: one request for
+// a small shard, two for a large one.
+func (s *Store) probeOne(ctx context.Context, i int, id string, headLen int) probed {
+	h, err := s.openShard(ctx, i, id, headLen)
 	switch {
 	case shoal.IsKind(err, shoal.KindNotFound):
 		return probed{State: ShardMissing, Err: err, opened: true}

@@ -22,13 +22,14 @@ import (
 type counted struct {
 	c     *cluster
 	reqs  []atomic.Int64 // by shard index
+	sent  []atomic.Int64 // body bytes answered, by shard index
 	gwURL string
 }
 
 func startCounted(tb testing.TB) *counted {
 	tb.Helper()
 	c := startCluster(tb, 6)
-	cc := &counted{c: c, reqs: make([]atomic.Int64, 6)}
+	cc := &counted{c: c, reqs: make([]atomic.Int64, 6), sent: make([]atomic.Int64, 6)}
 	// Diskservers over the same data dirs, each in a server whose handler
 	// counts.
 	urls := map[string]string{}
@@ -42,7 +43,13 @@ func startCounted(tb testing.TB) *counted {
 			tb.Fatal(err)
 		}
 		h := ds.Handler()
-		hs := objhttp.NewHTTPServer(func(ctx *fasthttp.RequestCtx) { cc.reqs[i].Add(1); h(ctx) }, "ds", 1<<30)
+		hs := objhttp.NewHTTPServer(func(ctx *fasthttp.RequestCtx) {
+			cc.reqs[i].Add(1)
+			h(ctx)
+			if n := ctx.Response.Header.ContentLength(); n > 0 && !ctx.IsHead() {
+				cc.sent[i].Add(int64(n))
+			}
+		}, "ds", 1<<30)
 		go hs.Serve(ln)
 		tb.Cleanup(func() { hs.Shutdown() })
 		urls[d.id] = "http://" + ln.Addr().String()
@@ -161,5 +168,34 @@ func TestStripeRangesAcrossHead(t *testing.T) {
 		lo := st*streamStripe + 5
 		hi := min(lo+streamStripe-9, int64(len(f.data))-1)
 		f.get(t, fmt.Sprintf("stripe %d", st), lo, hi)
+	}
+}
+
+// TestRangeDeepInLargeFile: a small Range far into a large file reads each
+// data shard's header and footer and the stripe it needs, not also the
+// head that would hold the first stripe (4 × 256 KiB for ec:4+2), while a
+// Range at the start takes its bytes from the head read at open.
+func TestRangeDeepInLargeFile(t *testing.T) {
+	cc := startCounted(t)
+	data := storetest.Data(5, 8<<20+999) // 9 stripes of 1 MiB
+	cc.put(t, "b16f", bytes.NewReader(data), int64(len(data)))
+	sent := func() (n int64) {
+		for i := range cc.sent {
+			n += cc.sent[i].Swap(0)
+		}
+		return n
+	}
+	sent()
+	for _, r := range []struct{ lo, hi int64 }{{6_000_000, 6_000_099}, {100, 199}} {
+		st, _, got := httpDo(t, "GET", cc.url("GET", "b16f"), nil, map[string]string{"Range": fmt.Sprintf("bytes=%d-%d", r.lo, r.hi)})
+		if st != 206 || !bytes.Equal(got, data[r.lo:r.hi+1]) {
+			t.Fatalf("Range %d-%d: %d, equal %v", r.lo, r.hi, st, bytes.Equal(got, data[r.lo:r.hi+1]))
+		}
+		// The stripe holding the bytes (K chunks with their crcs) and, per
+		// data shard, a header and a footer; heads read at open for nothing
+		// would add K × 256 KiB.
+		if max := int64(DefaultStripeSize + 64<<10); sent() > max {
+			t.Errorf("Range %d-%d: more than %d bytes read from the data servers", r.lo, r.hi, max)
+		}
 	}
 }
