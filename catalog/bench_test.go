@@ -92,3 +92,49 @@ func TestCreateFiles(t *testing.T) {
 		})
 	}
 }
+
+// populateData puts n data files of layout replica:2 (two replica rows
+// each) in one directory.
+func populateData(tb testing.TB, db *catalog.DB, n int) (paths []string) {
+	ctx := context.Background()
+	if _, err := db.Mkdir(ctx, "/data", time.Now()); err != nil {
+		tb.Fatal(err)
+	}
+	for i := range n {
+		p := fmt.Sprintf("/data/file-%06d", i)
+		id := fmt.Sprintf("%08x", i+1)
+		u := &shoal.Upload{ID: id, Path: p, Servers: []string{"disk-a", "disk-b"}, Object: id + "0b1ec7",
+			Layout: shoal.Layout{Kind: shoal.LayoutReplica, N: 2}, Expires: time.Now().Add(time.Hour)}
+		if err := db.BeginUpload(ctx, u); err != nil {
+			tb.Fatal(err)
+		}
+		reps := []shoal.Replica{{Server: "disk-a", Object: u.Object, Size: 1 << 20, Sum: 7}, {Server: "disk-b", Object: u.Object, Size: 1 << 20, Sum: 7}}
+		if _, err := db.FinishUpload(ctx, &shoal.Commit{Upload: id, Size: 1 << 20, Sums: shoal.Sums{Adler32: 7}, MTime: time.Now(), Replicas: reps}, time.Now()); err != nil {
+			tb.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// benchmarkStatData is benchmarkStat over data files with two replicas.
+func benchmarkStatData(b *testing.B, db *catalog.DB) {
+	paths := populateData(b, db, 1000)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			e, err := db.Stat(ctx, paths[i%len(paths)])
+			if err != nil || len(e.Replicas) != 2 {
+				b.Errorf("stat: %v, %d replicas", err, len(e.Replicas))
+				return
+			}
+			i++
+		}
+	})
+}
+
+func BenchmarkStatDataSQLite(b *testing.B)  { benchmarkStatData(b, openSQLite(b)) }
+func BenchmarkStatDataMariaDB(b *testing.B) { benchmarkStatData(b, openMariaDB(b)) }
