@@ -160,6 +160,7 @@ func (o *object) ReadAt(p []byte, off int64) (int, error) {
 		stripes := make([][][]byte, top-base+1)
 		mems := make([]*[]byte, len(stripes))
 		errs := make([]error, len(stripes))
+		copied := make([]bool, len(stripes))
 		var wg sync.WaitGroup
 		for j := range stripes {
 			st := base + int64(j)
@@ -167,12 +168,20 @@ func (o *object) ReadAt(p []byte, off int64) (int, error) {
 				stripes[j] = data
 				continue
 			}
-			wg.Go(func() { stripes[j], mems[j], errs[j] = o.stripe(st) })
+			lo, hi := max(st*sd, off), min((st+1)*sd, end)
+			wg.Go(func() {
+				if copied[j] = o.partial(st, p[lo-off:hi-off], lo-st*sd); !copied[j] {
+					stripes[j], mems[j], errs[j] = o.stripe(st)
+				}
+			})
 		}
 		wg.Wait()
 		var err error
 		for j, data := range stripes {
 			st := base + int64(j)
+			if copied[j] {
+				continue
+			}
 			if errs[j] != nil {
 				if err == nil {
 					err = errs[j]
@@ -200,6 +209,29 @@ func (o *object) ReadAt(p []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// partial reads dst from stripe st at offset lo (within the stripe) out of
+// just the data chunks that hold it, when they are fewer than K and all
+// read good; false leaves it to the whole stripe, which reconstructs. A
+// few bytes deep in a large file then cost one chunk, not K.
+func (o *object) partial(st int64, dst []byte, lo int64) bool {
+	cl := o.geo.chunkLen(st)
+	hi := lo + int64(len(dst))
+	c0, c1 := lo/cl, (hi-1)/cl
+	if c1-c0+1 >= int64(o.geo.k) {
+		return false
+	}
+	buf := getChunkBuf(cl + crcSize)
+	defer putChunkBuf(buf)
+	for c := c0; c <= c1; c++ {
+		if o.down[c].Load() || o.readChunk(int(c), st, buf) != nil {
+			return false
+		}
+		from, to := max(lo, c*cl), min(hi, (c+1)*cl)
+		copy(dst[from-lo:], buf[from-c*cl:to-c*cl])
+	}
+	return true
 }
 
 // copyOut copies stripe bytes starting at off (within the stripe) from

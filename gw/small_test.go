@@ -172,9 +172,10 @@ func TestStripeRangesAcrossHead(t *testing.T) {
 }
 
 // TestRangeDeepInLargeFile: a small Range far into a large file reads each
-// data shard's header and footer and the stripe it needs, not also the
-// head that would hold the first stripe (4 × 256 KiB for ec:4+2), while a
-// Range at the start takes its bytes from the head read at open.
+// data shard's header and footer and the one chunk it needs, not the whole
+// stripe nor the heads that would hold the first stripe (4 × 256 KiB for
+// ec:4+2); Ranges near the start (taken from those heads) and across two
+// stripes read back right too.
 func TestRangeDeepInLargeFile(t *testing.T) {
 	cc := startCounted(t)
 	data := storetest.Data(5, 8<<20+999) // 9 stripes of 1 MiB
@@ -186,16 +187,29 @@ func TestRangeDeepInLargeFile(t *testing.T) {
 		return n
 	}
 	sent()
-	for _, r := range []struct{ lo, hi int64 }{{6_000_000, 6_000_099}, {100, 199}} {
+	for _, r := range []struct{ lo, hi int64 }{{6_000_000, 6_000_099}, {100, 199}, {1<<20 - 50, 1<<20 + 50}} {
 		st, _, got := httpDo(t, "GET", cc.url("GET", "b16f"), nil, map[string]string{"Range": fmt.Sprintf("bytes=%d-%d", r.lo, r.hi)})
 		if st != 206 || !bytes.Equal(got, data[r.lo:r.hi+1]) {
 			t.Fatalf("Range %d-%d: %d, equal %v", r.lo, r.hi, st, bytes.Equal(got, data[r.lo:r.hi+1]))
 		}
-		// The stripe holding the bytes (K chunks with their crcs) and, per
-		// data shard, a header and a footer; heads read at open for nothing
-		// would add K × 256 KiB.
-		if max := int64(DefaultStripeSize + 64<<10); sent() > max {
+		// The chunk holding the bytes (256 KiB with its crc) and, per data
+		// shard, a header and a footer; the whole stripe would be K chunks,
+		// and heads read at open for nothing K × 256 KiB more.
+		if max := int64(DefaultStripeSize/4 + 64<<10); sent() > max && r.lo > headSize*4 {
 			t.Errorf("Range %d-%d: more than %d bytes read from the data servers", r.lo, r.hi, max)
 		}
+	}
+	// Byte 6,000,000 is in stripe 5 at 757,120: chunk 2, on shard 2. With
+	// that chunk corrupt the one-chunk read fails its crc and the stripe is
+	// rebuilt from the others: still the right bytes.
+	const chunk = DefaultStripeSize / 4
+	flipBytes(t, shardFile(t, cc.c.disks[2].dir, "b16f"), headerSize+5*(chunk+crcSize)+757_120-2*chunk, 3)
+	cc.counts()
+	st, _, got := httpDo(t, "GET", cc.url("GET", "b16f"), nil, map[string]string{"Range": "bytes=6000000-6000099"})
+	if st != 206 || !bytes.Equal(got, data[6_000_000:6_000_100]) {
+		t.Fatalf("Range over a corrupt chunk: %d, equal %v", st, bytes.Equal(got, data[6_000_000:6_000_100]))
+	}
+	if n := cc.counts(); n[4]+n[5] == 0 {
+		t.Errorf("Range over a corrupt chunk: shard requests %v, want a parity shard read to rebuild the stripe", n)
 	}
 }
