@@ -83,6 +83,16 @@ func (sqliteDialect) classify(err error) errClass {
 	return errOther
 }
 
+// sqliteBusy reports SQLITE_BUSY or SQLITE_LOCKED (any extended code).
+func sqliteBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	c := se.Code() & 0xff
+	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+}
+
 func (sqliteDialect) migrations() [][]string {
 	return [][]string{{
 		`CREATE TABLE entries (

@@ -11,6 +11,7 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -84,6 +85,25 @@ var _ shoal.Catalog = (*DB)(nil)
 // Open connects to the catalog named by o.DSN and brings its schema up to
 // date. Several processes may open one catalog at once.
 func Open(ctx context.Context, o Options) (*DB, error) {
+	// SQLite answers "busy" at once, whatever busy_timeout says, to a
+	// connection that would deadlock: several processes opening a new
+	// catalog together (switching it to WAL, migrating) meet that. They
+	// try again for as long as a writer would wait.
+	wait := o.BusyTimeout
+	if wait <= 0 {
+		wait = DefaultBusyTimeout
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		db, err := openOnce(ctx, o)
+		if err == nil || !sqliteBusy(err) || time.Now().After(deadline) || ctx.Err() != nil {
+			return db, err
+		}
+		time.Sleep(time.Duration(20+rand.IntN(30)) * time.Millisecond)
+	}
+}
+
+func openOnce(ctx context.Context, o Options) (*DB, error) {
 	const op = "catalog.Open"
 	db, err := connect(ctx, o)
 	if err != nil {
