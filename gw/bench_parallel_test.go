@@ -1,7 +1,6 @@
 package gw
 
 import (
-	"io"
 	"net/http"
 	"runtime"
 	"syscall"
@@ -21,21 +20,8 @@ func BenchmarkGet128MiBParallel(b *testing.B) {
 	c := startCluster(b, 6)
 	_, gwURL := c.gateway(b, 0)
 	exp := time.Now().Add(time.Hour)
-	put := func(url string) {
-		req, _ := http.NewRequest("PUT", url, newGen(size))
-		req.ContentLength = size
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 201 {
-			b.Fatalf("PUT: %d", resp.StatusCode)
-		}
-	}
-	put(SignedURL(c.keys, gwURL, "PUT", "b128", "", ec42, c.ids(), exp))
-	put(c.keys.URL(c.disks[0].URL(), "PUT", "c128", "", exp))
+	benchPut(b, SignedURL(c.keys, gwURL, "PUT", "b128", "", ec42, c.ids(), exp), size)
+	benchPut(b, c.keys.URL(c.disks[0].URL(), "PUT", "c128", "", exp), size)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}}
 	get := func(b *testing.B, url string) {
 		b.SetBytes(size)
@@ -44,15 +30,8 @@ func BenchmarkGet128MiBParallel(b *testing.B) {
 		cpu0 := cpuTime()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				resp, err := client.Get(url)
-				if err != nil {
+				if err := benchGet(client, url, size); err != nil {
 					b.Error(err)
-					return
-				}
-				n, err := io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if err != nil || n != size || resp.StatusCode != 200 {
-					b.Errorf("GET: %d, %d bytes, %v", resp.StatusCode, n, err)
 					return
 				}
 			}

@@ -1,7 +1,6 @@
 package gw
 
 import (
-	"io"
 	"net/http"
 	"testing"
 )
@@ -19,14 +18,8 @@ func BenchmarkGet64KiB(b *testing.B) {
 	b.SetBytes(size)
 	cc.counts()
 	for b.Loop() {
-		resp, err := http.Get(get)
-		if err != nil {
+		if err := benchGet(http.DefaultClient, get, size); err != nil {
 			b.Fatal(err)
-		}
-		n, err := io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if err != nil || n != size || resp.StatusCode != 200 {
-			b.Fatalf("GET: %d, %d bytes, %v", resp.StatusCode, n, err)
 		}
 	}
 	b.ReportMetric(float64(total(cc.counts()))/float64(b.N), "shard-reqs/op")
