@@ -17,6 +17,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -71,6 +73,7 @@ func New(t testing.TB) *Issuer {
 	}
 	is := &Issuer{CA: ca, keys: map[string]*key{}}
 	is.srv = httptest.NewUnstartedServer(http.HandlerFunc(is.serve))
+	is.srv.Config.ErrorLog = log.New(io.Discard, "", 0) // handshakes refused on purpose
 	is.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	is.srv.StartTLS()
 	t.Cleanup(is.srv.Close)
