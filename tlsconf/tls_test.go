@@ -47,7 +47,8 @@ func TestEnsurePrivateCA(t *testing.T) {
 		t.Fatalf("capath: %v", err)
 	}
 	// openssl agrees on the fingerprint it prints.
-	if openssl, err := exec.LookPath("openssl"); err == nil {
+	{
+		openssl := testsvc.NeedTool(t, "openssl")
 		out, err := exec.Command(openssl, "x509", "-noout", "-fingerprint", "-sha256", "-in", pc.CertFile).Output()
 		if err != nil || !strings.Contains(string(out), "="+pc.Fingerprint) {
 			t.Fatalf("openssl fingerprint %q, ours %s (%v)", out, pc.Fingerprint, err)

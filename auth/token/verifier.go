@@ -168,6 +168,9 @@ func (v *Verifier) verify(ctx context.Context, raw string, now time.Time) (*shoa
 	if c.Subject == "" {
 		return fail("no sub claim")
 	}
+	if !printable(c.Subject) {
+		return fail("sub is over 256 bytes or holds control characters")
+	}
 	scopes, err := parseScopes(c.Scope, profile, is.base)
 	if err != nil {
 		return fail(err.Error())
@@ -181,4 +184,18 @@ func (v *Verifier) verify(ctx context.Context, raw string, now time.Time) (*shoa
 		Scopes: scopes,
 	}
 	return p, c.Expiry.Time(), nil
+}
+
+// printable keeps what goes into the principal's name (and so into logs)
+// to one short line.
+func printable(s string) bool {
+	if len(s) > 256 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }

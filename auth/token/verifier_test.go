@@ -104,6 +104,7 @@ func TestCompliance(t *testing.T) {
 		{"wlcg.ver 1.3", is.Mint(t, wlcg(func(c testissuer.Claims) { c["wlcg.ver"] = "1.3" })), ""},
 		{"no profile", is.Mint(t, wlcg(func(c testissuer.Claims) { delete(c, "wlcg.ver") })), "wlcg.ver"},
 		{"SciTokens read without path", is.Mint(t, is.SciToken("bob", testAud, "read")), ""},
+		{"sub with a newline", is.Mint(t, wlcg(func(c testissuer.Claims) { c["sub"] = "a\nforged log line" })), "control"},
 		{"no sub", is.Mint(t, wlcg(func(c testissuer.Claims) { delete(c, "sub") })), "no sub"},
 		{"not a JWT", "hello", "not a signed JWT"},
 		{"too long", strings.Repeat("a.", MaxTokenLen), "too long"},
