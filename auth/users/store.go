@@ -67,7 +67,7 @@ func Open(path string) (*Store, error) {
 	if _, err := rand.Read(s.salt[:]); err != nil {
 		return nil, err
 	}
-	if _, err := s.reload(); err != nil {
+	if _, err := s.reload(0); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -82,11 +82,18 @@ func (s *Store) Len() int { return len(s.cur.Load().users) }
 // Reload rereads the file (SIGHUP). On an error the users stay as they
 // were.
 func (s *Store) Reload() error {
-	_, err := s.reload()
+	_, err := s.reload(0)
 	return err
 }
 
-func (s *Store) reload() (bool, error) {
+// settle is how long Watch waits to see a changed file again before using
+// it: a file rewritten in place (truncated, then written) must not be
+// taken while it is empty or half-written.
+const settle = 50 * time.Millisecond
+
+// reload reads the file; with settle > 0 a changed file is read again
+// after settle and used only if it reads the same.
+func (s *Store) reload(settle time.Duration) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	raw, err := os.ReadFile(s.path)
@@ -95,6 +102,13 @@ func (s *Store) reload() (bool, error) {
 	}
 	if old := s.cur.Load(); old != nil && bytes.Equal(old.raw, raw) {
 		return false, nil
+	}
+	if settle > 0 {
+		time.Sleep(settle)
+		again, err := os.ReadFile(s.path)
+		if err != nil || !bytes.Equal(again, raw) {
+			return false, nil // still being written: the next poll sees it
+		}
 	}
 	list, err := Parse(raw)
 	if err != nil {
@@ -126,7 +140,7 @@ func (s *Store) Watch(ctx context.Context, interval time.Duration, log *slog.Log
 			return
 		case <-t.C:
 		}
-		changed, err := s.reload()
+		changed, err := s.reload(settle)
 		switch {
 		case err != nil && err.Error() != lastErr:
 			lastErr = err.Error()

@@ -114,7 +114,8 @@ func TestVerifyCachedAndReloaded(t *testing.T) {
 	// The watcher picks up a new password: the old one stops working at once.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go s.Watch(ctx, 10*time.Millisecond, nil)
+	watching := make(chan struct{})
+	go func() { s.Watch(ctx, 10*time.Millisecond, nil); close(watching) }()
 	if _, err := Add(file, "alice", "new", nil, 4); err != nil {
 		t.Fatal(err)
 	}
@@ -133,6 +134,8 @@ func TestVerifyCachedAndReloaded(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	cancel() // the rest drives Reload by hand (SIGHUP)
+	<-watching
 	// A broken file keeps the users as they were.
 	if err := os.WriteFile(file, []byte("garbage line\n"), 0o600); err != nil {
 		t.Fatal(err)
