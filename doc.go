@@ -2,8 +2,7 @@
 // stores (Entry, Replica), the machines that store them (Server, Pool,
 // Layout), who makes a request and what it may do (Principal, Rights,
 // Scope: built by auth/), the one error type with its kinds, and the
-// interfaces that the
-// rest of the tree implements:
+// interfaces that the rest of the tree implements:
 //
 //   - Catalog (catalog/, and the caching decorator in cache/): the namespace.
 //   - Cache (cache/): a byte-valued key/value tier such as memcached.
