@@ -1,7 +1,8 @@
 // Package shoal is the vocabulary of the shoal storage system: the things it
 // stores (Entry, Replica), the machines that store them (Server, Pool,
-// Layout), the one error type with its kinds, and the interfaces that the
-// rest of the tree implements:
+// Layout), who makes a request and what it may do (Principal, Rights,
+// Scope: built by auth/), the one error type with its kinds, and the
+// interfaces that the rest of the tree implements:
 //
 //   - Catalog (catalog/, and the caching decorator in cache/): the namespace.
 //   - Cache (cache/): a byte-valued key/value tier such as memcached.

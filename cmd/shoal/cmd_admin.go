@@ -47,6 +47,7 @@ func newAdminCommand() *cobra.Command {
 		},
 		newPopulateCommand(),
 		newStatusCommand(),
+		newUserCommand(),
 	)
 	cmd.AddCommand(newPoolCommands()...)
 	return cmd
