@@ -32,6 +32,9 @@ func (s *Server) handleGet(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, err)
 		return
 	}
+	if !s.readConditions(ctx, e) {
+		return
+	}
 	if e.IsDir {
 		s.getDir(ctx, e)
 		return

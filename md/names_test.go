@@ -33,7 +33,7 @@ func TestNamesThatBreakListings(t *testing.T) {
 	ctx := context.Background()
 	legacy := []string{"/d/\xff\xfe", "/d/\xef\xbf\xbe", "/d/ok-\x01-ctl", "/d/été"}
 	for _, p := range legacy {
-		if _, err := e.db.PutInline(ctx, p, []byte("old"), shoal.Sums{Adler32: 1}, time.Now(), false, time.Now()); err != nil {
+		if _, err := e.db.PutInline(ctx, p, []byte("old"), shoal.Sums{Adler32: 1}, time.Now(), shoal.Condition{}, time.Now()); err != nil {
 			t.Fatalf("legacy name %q: %v", p, err)
 		}
 	}
