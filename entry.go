@@ -100,13 +100,13 @@ type Prop struct {
 // commit refers to it by ID; uploads never committed expire and their
 // objects go to the garbage queue.
 type Upload struct {
-	ID         string // random, lower-case hex
-	Path       string // the user path the file will take
-	Servers    []string
-	Object     string    // object id reserved on each server
-	Layout     Layout    // layout the file is written with
-	Cond       Condition // checked at commit against the file it replaces
-	Expires    time.Time // after this the reservation is void
+	ID      string // random, lower-case hex
+	Path    string // the user path the file will take
+	Servers []string
+	Object  string    // object id reserved on each server
+	Layout  Layout    // layout the file is written with
+	Cond    Condition // checked at commit against the file it replaces
+	Expires time.Time // after this the reservation is void
 }
 
 // Condition is what a write requires of the file it replaces (RFC 9110

@@ -11,13 +11,13 @@ import (
 // fileData is what a new file version consists of. Its replicas go to
 // the replicas table and, as replica_list, into the entry row.
 type fileData struct {
-	size       int64
-	sums       shoal.Sums
-	mtime      time.Time
-	inline     []byte // non-nil for inline files
-	layout     string // "" for inline files
-	replicas   []shoal.Replica
-	cond       shoal.Condition
+	size     int64
+	sums     shoal.Sums
+	mtime    time.Time
+	inline   []byte // non-nil for inline files
+	layout   string // "" for inline files
+	replicas []shoal.Replica
+	cond     shoal.Condition
 }
 
 // putFile creates or replaces the file at path inside t. A replaced
