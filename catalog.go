@@ -56,9 +56,9 @@ type Writer interface {
 	// PutInline creates or atomically replaces a small file whose whole
 	// content is kept in the catalog. The new entry's Version is one more
 	// than the replaced file's. KindIsDir if path is a directory,
-	// KindConflict if the parent is missing, KindPrecondition if createOnly
-	// and path exists.
-	PutInline(ctx context.Context, path string, data []byte, sums Sums, mtime time.Time, createOnly bool, graceUntil time.Time) (*Entry, error)
+	// KindConflict if the parent is missing, KindPrecondition if cond does
+	// not hold.
+	PutInline(ctx context.Context, path string, data []byte, sums Sums, mtime time.Time, cond Condition, graceUntil time.Time) (*Entry, error)
 
 	// BeginUpload records a reservation (see Upload).
 	BeginUpload(ctx context.Context, u *Upload) error

@@ -100,13 +100,42 @@ type Prop struct {
 // commit refers to it by ID; uploads never committed expire and their
 // objects go to the garbage queue.
 type Upload struct {
-	ID         string // random, lower-case hex
-	Path       string // the user path the file will take
-	Servers    []string
-	Object     string    // object id reserved on each server
-	Layout     Layout    // layout the file is written with
-	CreateOnly bool      // If-None-Match: * — fail with KindPrecondition if the path exists at commit
-	Expires    time.Time // after this the reservation is void
+	ID      string // random, lower-case hex
+	Path    string // the user path the file will take
+	Servers []string
+	Object  string    // object id reserved on each server
+	Layout  Layout    // layout the file is written with
+	Cond    Condition // checked at commit against the file it replaces
+	Expires time.Time // after this the reservation is void
+}
+
+// Condition is what a write requires of the file it replaces (RFC 9110
+// If-None-Match: * and If-Match), checked in the transaction that makes
+// the new file visible, so that no concurrent writer slips in between
+// md's look and the commit; KindPrecondition when it does not hold.
+type Condition struct {
+	CreateOnly bool     // the path must not exist
+	IfMatch    []string // the path must be a file whose ETag is one of these ("*": any existing file)
+}
+
+// Holds reports whether cond allows replacing a file with etag (""
+// when the path does not exist).
+func (c Condition) Holds(etag string) bool {
+	if c.CreateOnly && etag != "" {
+		return false
+	}
+	if len(c.IfMatch) == 0 {
+		return true
+	}
+	if etag == "" {
+		return false
+	}
+	for _, m := range c.IfMatch {
+		if m == "*" || m == etag {
+			return true
+		}
+	}
+	return false
 }
 
 // Commit is what a data server (or gw) reports when an upload's data is

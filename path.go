@@ -1,6 +1,9 @@
 package shoal
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Limits on user paths (POSIX NAME_MAX and PATH_MAX).
 const (
@@ -14,9 +17,11 @@ const (
 //
 // It rejects, with KindInvalid, what could escape the namespace or confuse a
 // filesystem: "." and ".." segments (also when percent-encoded), NUL and
-// other control bytes, malformed escapes; with KindTooLarge a name over
-// MaxNameLen bytes, and with KindURITooLong a path over MaxPathLen bytes.
-// Repeated slashes collapse.
+// other control bytes, malformed escapes, and names that are not valid
+// UTF-8 or hold a control character or a Unicode noncharacter (see
+// CheckName: such a name would make every listing of its directory
+// ill-formed XML); with KindTooLarge a name over MaxNameLen bytes, and with
+// KindURITooLong a path over MaxPathLen bytes. Repeated slashes collapse.
 func CleanPath(raw string) (clean string, trailingSlash bool, err error) {
 	const op = "path"
 	if raw == "" || raw[0] != '/' {
@@ -48,13 +53,11 @@ func CleanPath(raw string) (clean string, trailingSlash bool, err error) {
 		if len(name) > MaxNameLen {
 			return "", false, Errorf(op, KindTooLarge, "name longer than %d bytes", MaxNameLen)
 		}
-		for i := 0; i < len(name); i++ {
-			if c := name[i]; c < 0x20 || c == 0x7f {
-				return "", false, Errorf(op, KindInvalid, "control character in path")
-			}
-			if name[i] == '/' {
-				return "", false, Errorf(op, KindInvalid, "encoded '/' in a name")
-			}
+		if strings.IndexByte(name, '/') >= 0 {
+			return "", false, Errorf(op, KindInvalid, "encoded '/' in a name")
+		}
+		if err := CheckName(name); err != nil {
+			return "", false, err
 		}
 		b.WriteByte('/')
 		b.WriteString(name)
@@ -88,11 +91,45 @@ func needsCleaning(raw string) bool {
 			segStart = i + 1
 			continue
 		}
-		if c := raw[i]; c == '%' || c < 0x20 || c == 0x7f {
-			return true
+		if c := raw[i]; c == '%' || c < 0x20 || c >= 0x7f {
+			return true // escapes, controls and non-ASCII are checked by the slow path
 		}
 	}
 	return false
+}
+
+// CheckName reports, with KindInvalid, a name that is not valid UTF-8 (an
+// overlong form such as %c0%ae included), or that holds a control
+// character (C0, DEL, C1) or a Unicode noncharacter (U+FDD0–U+FDEF and the
+// last two code points of every plane, U+FFFE and U+FFFF among them, which
+// XML 1.0 does not allow in a document).
+func CheckName(name string) error {
+	const op = "path"
+	for i := 0; i < len(name); {
+		c := name[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return Errorf(op, KindInvalid, "control character in a name")
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(name[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return Errorf(op, KindInvalid, "name is not valid UTF-8")
+		case r <= 0x9f:
+			return Errorf(op, KindInvalid, "control character in a name")
+		case isNoncharacter(r):
+			return Errorf(op, KindInvalid, "Unicode noncharacter U+%04X in a name", r)
+		}
+		i += size
+	}
+	return nil
+}
+
+func isNoncharacter(r rune) bool {
+	return r >= 0xfdd0 && r <= 0xfdef || r&0xfffe == 0xfffe
 }
 
 func unescape(s string) (string, error) {

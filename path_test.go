@@ -32,6 +32,8 @@ func TestCleanPath(t *testing.T) {
 		{"a/b", "", false, KindInvalid},
 		{"", "", false, KindInvalid},
 		{"/" + long, "", false, KindTooLarge},
+		{"/%F0%9F%90%9F", "/\U0001F41F", false, KindOther},
+		{"/\xc3\xa9", "/é", false, KindOther},
 		{deep, "", false, KindURITooLong},
 	}
 	for _, c := range cases {
@@ -65,10 +67,32 @@ func FuzzCleanPath(f *testing.F) {
 				t.Fatalf("%q cleaned to unsafe %q", raw, p)
 			}
 		}
+		for _, seg := range strings.Split(p[1:], "/") {
+			if err := CheckName(seg); p != "/" && err != nil {
+				t.Fatalf("%q cleaned to %q with a bad name: %v", raw, p, err)
+			}
+		}
 		if again, _, err := CleanPath(EscapePath(p)); err != nil || again != p {
 			t.Fatalf("escape round trip of %q: %q, %v", p, again, err)
 		}
 	})
+}
+
+// TestNamesThatBreakListings: names that are not valid UTF-8 or hold a
+// control character or a noncharacter are refused (they made a directory's
+// PROPFIND ill-formed XML for every client), escaped or raw.
+func TestNamesThatBreakListings(t *testing.T) {
+	for _, raw := range []string{
+		"/%ff%fe", "/a%ff", "/\xff\xfe", // invalid UTF-8
+		"/%c0%ae", "/%e0%80%ae", // overlong forms of '.'
+		"/%ed%a0%80",                                               // a UTF-16 surrogate
+		"/%ef%bf%be", "/%ef%bf%bf", "/x%ef%b7%90", "/%f0%9f%bf%be", // noncharacters
+		"/a%7f", "/a%c2%85", "/a\x7f", "/a%1b", // DEL, C1 NEL, ESC
+	} {
+		if _, _, err := CleanPath(raw); !IsKind(err, KindInvalid) {
+			t.Errorf("CleanPath(%q) = %v, want KindInvalid", raw, err)
+		}
+	}
 }
 
 func TestErrorKinds(t *testing.T) {

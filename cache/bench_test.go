@@ -19,7 +19,7 @@ func benchStat(b *testing.B, c shoal.Catalog) {
 		}
 	}
 	const path = "/a/b/file"
-	if _, err := c.PutInline(ctx, path, []byte("data"), shoal.Sums{Adler32: 1}, mtime, false, grace); err != nil {
+	if _, err := c.PutInline(ctx, path, []byte("data"), shoal.Sums{Adler32: 1}, mtime, shoal.Condition{}, grace); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := c.Stat(ctx, path); err != nil {

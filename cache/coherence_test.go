@@ -102,12 +102,12 @@ func testCoherenceTwoMDs(t *testing.T, dsn string) {
 
 	// File create: B had "not found" cached.
 	p.warm(t, "/f")
-	v1 := got(a.PutInline(ctx, "/f", []byte("one"), shoal.Sums{}, mtime, false, grace)).must(t)
+	v1 := got(a.PutInline(ctx, "/f", []byte("one"), shoal.Sums{}, mtime, shoal.Condition{}, grace)).must(t)
 	wantB(t, b, "/f", 0, func(e *shoal.Entry) bool { return e.Version == v1.Version && e.Size == 3 })
 
 	// Overwrite: B had version 1 cached.
 	p.warm(t, "/f")
-	v2 := got(a.PutInline(ctx, "/f", []byte("second"), shoal.Sums{}, mtime, false, grace)).must(t)
+	v2 := got(a.PutInline(ctx, "/f", []byte("second"), shoal.Sums{}, mtime, shoal.Condition{}, grace)).must(t)
 	wantB(t, b, "/f", 0, func(e *shoal.Entry) bool { return e.Version == v2.Version && e.Size == 6 })
 
 	// Delete.
@@ -125,11 +125,11 @@ func testCoherenceTwoMDs(t *testing.T, dsn string) {
 
 	// A file created where B cached "not found" below it: now "not a dir".
 	p.warm(t, "/g/x")
-	got(a.PutInline(ctx, "/g", []byte("g"), shoal.Sums{}, mtime, false, grace)).must(t)
+	got(a.PutInline(ctx, "/g", []byte("g"), shoal.Sums{}, mtime, shoal.Condition{}, grace)).must(t)
 	wantB(t, b, "/g/x", shoal.KindNotDir, nil)
 
 	// Move a file.
-	x := got(a.PutInline(ctx, "/d/x", []byte("x"), shoal.Sums{}, mtime, false, grace)).must(t)
+	x := got(a.PutInline(ctx, "/d/x", []byte("x"), shoal.Sums{}, mtime, shoal.Condition{}, grace)).must(t)
 	p.warm(t, "/d/x", "/d/y")
 	got(a.Move(ctx, "/d/x", "/d/y", false, grace)).must(t)
 	wantB(t, b, "/d/x", shoal.KindNotFound, nil)
@@ -139,7 +139,7 @@ func testCoherenceTwoMDs(t *testing.T, dsn string) {
 	got(a.Mkdir(ctx, "/tree", mtime)).must(t)
 	got(a.Mkdir(ctx, "/tree/a", mtime)).must(t)
 	got(a.Mkdir(ctx, "/tree/a/b", mtime)).must(t)
-	deep := got(a.PutInline(ctx, "/tree/a/b/file", []byte("deep"), shoal.Sums{}, mtime, false, grace)).must(t)
+	deep := got(a.PutInline(ctx, "/tree/a/b/file", []byte("deep"), shoal.Sums{}, mtime, shoal.Condition{}, grace)).must(t)
 	p.warm(t, "/tree", "/tree/a", "/tree/a/b", "/tree/a/b/file", "/tree/a/b/none",
 		"/moved", "/moved/a", "/moved/a/b/file")
 	got(a.Move(ctx, "/tree", "/moved", false, grace)).must(t)
@@ -160,7 +160,7 @@ func testCoherenceTwoMDs(t *testing.T, dsn string) {
 	// Move a directory over an existing one (overwrite): the old subtree
 	// of the destination is gone.
 	got(a.Mkdir(ctx, "/other", mtime)).must(t)
-	other := got(a.PutInline(ctx, "/other/o", []byte("o"), shoal.Sums{}, mtime, false, grace)).must(t)
+	other := got(a.PutInline(ctx, "/other/o", []byte("o"), shoal.Sums{}, mtime, shoal.Condition{}, grace)).must(t)
 	p.warm(t, "/copy/a/b/file", "/copy/o", "/other/o")
 	got(a.Move(ctx, "/other", "/copy", true, grace)).must(t)
 	wantB(t, b, "/copy/a/b/file", shoal.KindNotFound, nil)
@@ -189,7 +189,7 @@ func testCoherenceTwoMDs(t *testing.T, dsn string) {
 	// properties, through A.
 	before := got(b.Stat(ctx, "/d")).must(t)
 	p.warm(t, "/d")
-	got(a.PutInline(ctx, "/d/new", []byte("n"), shoal.Sums{}, mtime.Add(time.Hour), false, grace)).must(t)
+	got(a.PutInline(ctx, "/d/new", []byte("n"), shoal.Sums{}, mtime.Add(time.Hour), shoal.Condition{}, grace)).must(t)
 	after := got(a.Inner().Stat(ctx, "/d")).must(t)
 	wantB(t, b, "/d", 0, func(e *shoal.Entry) bool { return e.MTime.Equal(after.MTime) })
 	if after.MTime.Equal(before.MTime) {
@@ -203,9 +203,9 @@ func TestCoherenceL1Converges(t *testing.T) {
 	p := newPair(t, sqliteDSN(t), cache.Options{L1: true, L1TTL: ttl})
 	a, b := p.a, p.b
 	ctx := context.Background()
-	got(a.PutInline(ctx, "/f", []byte("one"), shoal.Sums{}, mtime, false, grace)).must(t)
+	got(a.PutInline(ctx, "/f", []byte("one"), shoal.Sums{}, mtime, shoal.Condition{}, grace)).must(t)
 	got(a.Mkdir(ctx, "/dir", mtime)).must(t)
-	got(a.PutInline(ctx, "/dir/sub", []byte("s"), shoal.Sums{}, mtime, false, grace)).must(t)
+	got(a.PutInline(ctx, "/dir/sub", []byte("s"), shoal.Sums{}, mtime, shoal.Condition{}, grace)).must(t)
 	for _, path := range []string{"/f", "/dir/sub", "/dir/new"} {
 		b.Stat(ctx, path)
 	}
@@ -217,9 +217,9 @@ func TestCoherenceL1Converges(t *testing.T) {
 	if p.bStats().L1.Hits != hits+1 {
 		t.Fatal("B's second Stat of /f was not an L1 hit")
 	}
-	v2 := got(a.PutInline(ctx, "/f", []byte("second"), shoal.Sums{}, mtime, false, grace)).must(t)
+	v2 := got(a.PutInline(ctx, "/f", []byte("second"), shoal.Sums{}, mtime, shoal.Condition{}, grace)).must(t)
 	got(a.Move(ctx, "/dir", "/dir2", false, grace)).must(t)
-	got(a.PutInline(ctx, "/dir2/new", []byte("n"), shoal.Sums{}, mtime, false, grace)).must(t)
+	got(a.PutInline(ctx, "/dir2/new", []byte("n"), shoal.Sums{}, mtime, shoal.Condition{}, grace)).must(t)
 
 	deadline := time.Now().Add(10 * ttl)
 	for {

@@ -29,7 +29,7 @@ func TestConcurrentStatsAndWrites(t *testing.T) {
 				p := paths[(w+i)%len(paths)]
 				switch i % 5 {
 				case 0:
-					c.PutInline(ctx, p, []byte(fmt.Sprint(w, i)), shoal.Sums{}, mtime, false, grace)
+					c.PutInline(ctx, p, []byte(fmt.Sprint(w, i)), shoal.Sums{}, mtime, shoal.Condition{}, grace)
 				case 1:
 					c.Remove(ctx, p, grace)
 				case 2:

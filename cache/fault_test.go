@@ -27,7 +27,7 @@ func TestMemcachedKilledUnderLoad(t *testing.T) {
 	paths := make([]string, files)
 	for i := range paths {
 		paths[i] = fmt.Sprintf("/d/f%d", i)
-		if _, err := c.PutInline(ctx, paths[i], []byte("x"), shoal.Sums{}, mtime, false, grace); err != nil {
+		if _, err := c.PutInline(ctx, paths[i], []byte("x"), shoal.Sums{}, mtime, shoal.Condition{}, grace); err != nil {
 			t.Fatal(err)
 		}
 	}

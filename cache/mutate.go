@@ -114,8 +114,8 @@ func (c *Catalog) Copy(ctx context.Context, src, dst string, overwrite bool, gra
 	return created, err
 }
 
-func (c *Catalog) PutInline(ctx context.Context, path string, data []byte, sums shoal.Sums, mtime time.Time, createOnly bool, graceUntil time.Time) (*shoal.Entry, error) {
-	e, err := c.inner.PutInline(ctx, path, data, sums, mtime, createOnly, graceUntil)
+func (c *Catalog) PutInline(ctx context.Context, path string, data []byte, sums shoal.Sums, mtime time.Time, cond shoal.Condition, graceUntil time.Time) (*shoal.Entry, error) {
+	e, err := c.inner.PutInline(ctx, path, data, sums, mtime, cond, graceUntil)
 	if mayHaveChanged(err) {
 		c.invalidate(ctx, entryAndParent(path, created)...)
 	}

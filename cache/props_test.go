@@ -54,7 +54,7 @@ func TestPropsCoherenceTwoMDs(t *testing.T) {
 	none := fmt.Sprint([]shoal.Prop(nil))
 
 	must(got(a.Mkdir(ctx, "/d", mtime)).err)
-	must(got(a.PutInline(ctx, "/d/f", []byte("x"), shoal.Sums{}, mtime, false, grace)).err)
+	must(got(a.PutInline(ctx, "/d/f", []byte("x"), shoal.Sums{}, mtime, shoal.Condition{}, grace)).err)
 	// PatchProps: set, then remove.
 	warmProps("/d/f")
 	must(a.PatchProps(ctx, "/d/f", colour("blue"), nil))
@@ -65,7 +65,7 @@ func TestPropsCoherenceTwoMDs(t *testing.T) {
 	// Overwrite drops the properties of the old file.
 	must(a.PatchProps(ctx, "/d/f", colour("red"), nil))
 	warmProps("/d/f")
-	must(got(a.PutInline(ctx, "/d/f", []byte("y"), shoal.Sums{}, mtime, false, grace)).err)
+	must(got(a.PutInline(ctx, "/d/f", []byte("y"), shoal.Sums{}, mtime, shoal.Condition{}, grace)).err)
 	innerAfter, _ := a.Inner().Props(ctx, "/d/f")
 	check("/d/f", fmt.Sprint(innerAfter))
 	// Move of the parent directory: old path gone, new path has them.
@@ -75,7 +75,7 @@ func TestPropsCoherenceTwoMDs(t *testing.T) {
 	check("/d/f", "error: not found")
 	check("/e/f", fmt.Sprint(colour("green")))
 	// Copy onto an existing file replaces its properties.
-	must(got(a.PutInline(ctx, "/e/g", []byte("z"), shoal.Sums{}, mtime, false, grace)).err)
+	must(got(a.PutInline(ctx, "/e/g", []byte("z"), shoal.Sums{}, mtime, shoal.Condition{}, grace)).err)
 	must(a.PatchProps(ctx, "/e/g", colour("grey"), nil))
 	warmProps("/e/g")
 	must(got(a.Copy(ctx, "/e/f", "/e/g", true, grace)).err)

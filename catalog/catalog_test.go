@@ -88,7 +88,7 @@ func testStatRoundTrips(t *testing.T, db *catalog.DB) {
 		}
 	}
 	file := p + "/file"
-	if _, err := db.PutInline(ctx, file, []byte("x"), shoal.Sums{}, time.Now(), false, time.Now()); err != nil {
+	if _, err := db.PutInline(ctx, file, []byte("x"), shoal.Sums{}, time.Now(), shoal.Condition{}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	for depth, path := range map[int]string{8: p, 9: file} {

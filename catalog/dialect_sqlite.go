@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 
 	"modernc.org/sqlite"
@@ -25,6 +27,9 @@ func (sqliteDialect) defaultConns() int { return SQLiteReaders() }
 func (sqliteDialect) open(ctx context.Context, path string, o Options) (read, write *sql.DB, err error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := ownerOnly(abs); err != nil {
 		return nil, nil, err
 	}
 	pragmas := url.Values{}
@@ -163,8 +168,35 @@ func (sqliteDialect) migrations() [][]string {
 			not_before_ns INTEGER NOT NULL
 		)`,
 		`CREATE INDEX garbage_server_due ON garbage (server, not_before_ns)`,
-	}, sqlitePoolsV2, sqliteReplicaListV3}
+	}, sqlitePoolsV2, sqliteReplicaListV3, sqliteUploadsV4}
 }
 
 // lockSuffix: the single writer connection already serialises writers.
 func (sqliteDialect) lockSuffix(bool) string { return "" }
+
+// ownerOnly creates the database file with mode 0600 before SQLite opens
+// it (SQLite gives its -wal and -shm files the database file's mode), and
+// takes group and other access away from files an older version created:
+// the catalog holds small files' contents.
+func ownerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(p, fi.Mode().Perm()&0o700); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

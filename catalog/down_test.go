@@ -65,9 +65,9 @@ func TestMariaDBDownIsUnavailable(t *testing.T) {
 	must(err)
 	_, err = db.Mkdir(ctx, "/d/sub", now)
 	must(err)
-	_, err = db.PutInline(ctx, "/d/sub/f", []byte("hello"), shoal.Sums{}, now, false, now)
+	_, err = db.PutInline(ctx, "/d/sub/f", []byte("hello"), shoal.Sums{}, now, shoal.Condition{}, now)
 	must(err)
-	_, err = db.PutInline(ctx, "/g", []byte("world"), shoal.Sums{}, now, false, now)
+	_, err = db.PutInline(ctx, "/g", []byte("world"), shoal.Sums{}, now, shoal.Condition{}, now)
 	must(err)
 	must(db.PatchProps(ctx, "/g", []shoal.Prop{{Space: "urn:x", Name: "a", Value: "1"}}, nil))
 	must(db.PutServer(ctx, &shoal.Server{ID: "s1", URL: "http://127.0.0.1:1", Pool: "default", State: shoal.ServerActive, Free: 1, Total: 2, LastSeen: now}))
@@ -86,7 +86,7 @@ func TestMariaDBDownIsUnavailable(t *testing.T) {
 		{"List", func(ctx context.Context) error { _, err := db.List(ctx, "/d"); return err }},
 		{"Mkdir", func(ctx context.Context) error { _, err := db.Mkdir(ctx, "/new", now); return err }},
 		{"PutInline", func(ctx context.Context) error {
-			_, err := db.PutInline(ctx, "/d/sub/f", []byte("changed"), shoal.Sums{}, now, false, now)
+			_, err := db.PutInline(ctx, "/d/sub/f", []byte("changed"), shoal.Sums{}, now, shoal.Condition{}, now)
 			return err
 		}},
 		{"Remove", func(ctx context.Context) error { return db.Remove(ctx, "/d", now) }},

@@ -175,7 +175,7 @@ func testMigrateV2ToV3(t *testing.T, dsn string) {
 	if e, err := db.Stat(ctx, "/a/b/ec"); err != nil || len(e.Replicas) != 6 || e.Replicas[3] != moved {
 		t.Errorf("after ReplaceReplica: %+v, %v", e, err)
 	}
-	if _, err := db.PutInline(ctx, "/a/f1", []byte("x"), shoal.Sums{}, time.Now(), false, time.Now()); err != nil {
+	if _, err := db.PutInline(ctx, "/a/f1", []byte("x"), shoal.Sums{}, time.Now(), shoal.Condition{}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if e, err := db.Stat(ctx, "/a/f1"); err != nil || len(e.Replicas) != 0 || string(e.Inline) != "x" {

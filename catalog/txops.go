@@ -17,6 +17,14 @@ type node struct {
 	version int64
 }
 
+// etag is the node's ETag as shoal.Entry.ETag makes it; "" for nil.
+func (n *node) etag() string {
+	if n == nil {
+		return ""
+	}
+	return (&shoal.Entry{ID: n.id, Version: n.version}).ETag()
+}
+
 // errRace marks a transaction that lost a create race to a concurrent
 // one: inTx runs it again, and it then sees the winner's row.
 var errRace = errors.New("catalog: concurrent create, retry")

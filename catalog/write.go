@@ -11,13 +11,13 @@ import (
 // fileData is what a new file version consists of. Its replicas go to
 // the replicas table and, as replica_list, into the entry row.
 type fileData struct {
-	size       int64
-	sums       shoal.Sums
-	mtime      time.Time
-	inline     []byte // non-nil for inline files
-	layout     string // "" for inline files
-	replicas   []shoal.Replica
-	createOnly bool
+	size     int64
+	sums     shoal.Sums
+	mtime    time.Time
+	inline   []byte // non-nil for inline files
+	layout   string // "" for inline files
+	replicas []shoal.Replica
+	cond     shoal.Condition
 }
 
 // putFile creates or replaces the file at path inside t. A replaced
@@ -46,8 +46,14 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 	switch {
 	case self != nil && self.isDir:
 		return nil, shoal.E(op, path, shoal.KindIsDir)
-	case self != nil && f.createOnly:
-		return nil, shoal.Errorf(op, shoal.KindPrecondition, "%s exists", path)
+	case !f.cond.Holds(self.etag()):
+		if self == nil {
+			return nil, shoal.Errorf(op, shoal.KindPrecondition, "%s does not exist (If-Match)", path)
+		}
+		if f.cond.CreateOnly {
+			return nil, shoal.Errorf(op, shoal.KindPrecondition, "%s exists", path)
+		}
+		return nil, shoal.Errorf(op, shoal.KindPrecondition, "%s has changed (If-Match)", path)
 	case self != nil:
 		id = self.id
 		refs, err := t.replicaRefs(ctx, "id = ?", id)
@@ -77,7 +83,7 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 			int64(f.sums.Adler32), md5, sha, f.inline, f.layout, encodeReplicaList(f.replicas))
 		if err != nil {
 			if t.db.isDup(err) {
-				if f.createOnly {
+				if f.cond.CreateOnly {
 					return nil, shoal.Errorf(op, shoal.KindPrecondition, "%s exists", path)
 				}
 				return nil, errRace // a concurrent create won: replace it instead
@@ -95,7 +101,7 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 }
 
 // PutInline creates or replaces a small file kept whole in the catalog.
-func (db *DB) PutInline(ctx context.Context, path string, data []byte, sums shoal.Sums, mtime time.Time, createOnly bool, graceUntil time.Time) (*shoal.Entry, error) {
+func (db *DB) PutInline(ctx context.Context, path string, data []byte, sums shoal.Sums, mtime time.Time, cond shoal.Condition, graceUntil time.Time) (*shoal.Entry, error) {
 	const op = "catalog.PutInline"
 	if data == nil {
 		data = []byte{}
@@ -104,7 +110,7 @@ func (db *DB) PutInline(ctx context.Context, path string, data []byte, sums shoa
 	err := db.inTx(ctx, op, path, func(t *tx) error {
 		var err error
 		e, err = t.putFile(ctx, op, path, fileData{size: int64(len(data)), sums: sums, mtime: mtime,
-			inline: data, createOnly: createOnly}, graceUntil)
+			inline: data, cond: cond}, graceUntil)
 		return err
 	})
 	return e, err
@@ -121,9 +127,9 @@ func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {
 		layout = shoal.DefaultLayout
 	}
 	return db.inTx(ctx, op, u.Path, func(t *tx) error {
-		_, err := t.exec(ctx, `INSERT INTO uploads (id, path, servers, object, layout, create_only, expires_ns)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, u.ID, u.Path, strings.Join(u.Servers, ","), u.Object,
-			layout.String(), u.CreateOnly, u.Expires.UnixNano())
+		_, err := t.exec(ctx, `INSERT INTO uploads (id, path, servers, object, layout, create_only, if_match, expires_ns)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, u.Path, strings.Join(u.Servers, ","), u.Object,
+			layout.String(), u.Cond.CreateOnly, strings.Join(u.Cond.IfMatch, ","), u.Expires.UnixNano())
 		if db.isDup(err) {
 			return shoal.Errorf(op, shoal.KindExist, "upload %s exists", u.ID)
 		}
@@ -137,17 +143,20 @@ func (db *DB) FinishUpload(ctx context.Context, c *shoal.Commit, graceUntil time
 	var e *shoal.Entry
 	err := db.inTx(ctx, op, "", func(t *tx) error {
 		var (
-			path, servers, object, layout string
-			createOnly                    bool
-			expires                       int64
+			path, servers, object, layout, ifMatch string
+			cond                                   shoal.Condition
+			expires                                int64
 		)
-		err := t.queryRow(ctx, `SELECT path, servers, object, layout, create_only, expires_ns FROM uploads WHERE id = ?`+t.db.d.lockSuffix(true), c.Upload).
-			Scan(&path, &servers, &object, &layout, &createOnly, &expires)
+		err := t.queryRow(ctx, `SELECT path, servers, object, layout, create_only, if_match, expires_ns FROM uploads WHERE id = ?`+t.db.d.lockSuffix(true), c.Upload).
+			Scan(&path, &servers, &object, &layout, &cond.CreateOnly, &ifMatch, &expires)
 		if isNoRows(err) {
 			return shoal.Errorf(op, shoal.KindNotFound, "upload %s unknown or already finished", c.Upload)
 		}
 		if err != nil {
 			return err
+		}
+		if ifMatch != "" {
+			cond.IfMatch = strings.Split(ifMatch, ",")
 		}
 		if expires < time.Now().UnixNano() {
 			return shoal.Errorf(op, shoal.KindNotFound, "upload %s expired", c.Upload)
@@ -174,7 +183,7 @@ func (db *DB) FinishUpload(ctx context.Context, c *shoal.Commit, graceUntil time
 			}
 		}
 		e, err = t.putFile(ctx, op, path, fileData{size: c.Size, sums: c.Sums, mtime: c.MTime, layout: layout,
-			replicas: reps, createOnly: createOnly}, graceUntil)
+			replicas: reps, cond: cond}, graceUntil)
 		return err
 	})
 	return e, err

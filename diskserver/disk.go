@@ -28,7 +28,7 @@ func openDisk(dir string) (*disk, error) {
 	const op = "diskserver.openDisk"
 	d := &disk{dir: dir}
 	for _, sub := range []string{objectsDir, tmpDir} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o750); err != nil {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
 			return nil, shoal.E(op, dir, err)
 		}
 	}

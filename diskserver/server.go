@@ -142,7 +142,7 @@ func loadServerID(dir string) (string, error) {
 	r := make([]byte, 8)
 	rand.Read(r)
 	id := "disk-" + hex.EncodeToString(r)
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o640)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return loadServerID(dir) // created concurrently
 	}

@@ -193,7 +193,7 @@ func (d *disk) create(ctx context.Context, id string, r io.Reader) (info shoal.O
 	dir := d.objectDir(id)
 	if _, err := os.Stat(dir); err != nil {
 		// A new fan-out directory: its own entries must be durable too.
-		if err := os.MkdirAll(dir, 0o750); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return info, sums, shoal.E(op, id, diskErrKind(err), err)
 		}
 		for _, p := range []string{filepath.Dir(dir), filepath.Dir(filepath.Dir(dir))} {

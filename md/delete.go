@@ -30,6 +30,10 @@ func (s *Server) handleDelete(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, err)
 		return
 	}
+	if err := s.checkConditions(ctx, path); err != nil {
+		writeError(ctx, err)
+		return
+	}
 	if err := s.cat.Remove(s.base, path, time.Now().Add(s.opts.URLTTL)); err != nil {
 		writeError(ctx, err)
 		return

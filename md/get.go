@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"html"
 	"io"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 
@@ -29,6 +30,9 @@ func (s *Server) handleGet(ctx *fasthttp.RequestCtx) {
 	e, err := s.stat(ctx, path)
 	if err != nil {
 		writeError(ctx, err)
+		return
+	}
+	if !s.readConditions(ctx, e) {
 		return
 	}
 	if e.IsDir {
@@ -189,7 +193,7 @@ func (s *Server) getDir(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 	}
 	s.setEntryHeaders(ctx, e)
 	var b bytes.Buffer
-	title := html.EscapeString(e.Path)
+	title := htmlText(e.Path)
 	b.WriteString("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>")
 	b.WriteString(title)
 	b.WriteString("</title></head><body><h1>")
@@ -205,10 +209,16 @@ func (s *Server) getDir(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 			href += "/"
 			name += "/"
 		}
-		b.WriteString("<li><a href=\"" + html.EscapeString(href) + "\">" + html.EscapeString(name) + "</a></li>\n")
+		b.WriteString("<li><a href=\"" + html.EscapeString(href) + "\">" + htmlText(name) + "</a></li>\n")
 	}
 	b.WriteString("</ul></body></html>\n")
 	ctx.SetBody(b.Bytes())
+}
+
+// htmlText escapes a name for an HTML page, replacing bytes that are not
+// UTF-8 (a name stored before such names were refused) by U+FFFD.
+func htmlText(s string) string {
+	return html.EscapeString(strings.ToValidUTF8(s, "\uFFFD"))
 }
 
 func dirSlash(p string) string {

@@ -172,13 +172,13 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 	ids := append(slices.Clone(placed), make([]string, pool.Layout.Width()-len(placed))...)
 	now := time.Now()
 	u := &shoal.Upload{
-		ID:         randomHex(),
-		Path:       p.path,
-		Servers:    placed,
-		Object:     randomHex(),
-		Layout:     pool.Layout,
-		CreateOnly: p.createOnly,
-		Expires:    now.Add(s.opts.URLTTL + s.opts.UploadTTL),
+		ID:      randomHex(),
+		Path:    p.path,
+		Servers: placed,
+		Object:  randomHex(),
+		Layout:  pool.Layout,
+		Cond:    p.cond,
+		Expires: now.Add(s.opts.URLTTL + s.opts.UploadTTL),
 	}
 	if err := s.cat.BeginUpload(ctx, u); err != nil {
 		return "", err

@@ -159,7 +159,7 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 		}
 		m := md5.Sum(nil)
 		now := time.Now()
-		_, err := s.cat.PutInline(s.base, path, []byte{}, shoal.Sums{Adler32: adler32.Checksum(nil), MD5: m[:]}, now, true, now.Add(s.opts.URLTTL))
+		_, err := s.cat.PutInline(s.base, path, []byte{}, shoal.Sums{Adler32: adler32.Checksum(nil), MD5: m[:]}, now, shoal.Condition{CreateOnly: true}, now.Add(s.opts.URLTTL))
 		if err != nil && !shoal.IsKind(err, shoal.KindPrecondition) {
 			if shoal.IsKind(err, shoal.KindNotDir) {
 				err = shoal.Errorf(op, shoal.KindConflict, "parent is not a collection")

@@ -117,6 +117,9 @@ func (s *Server) handleMoveCopy(ctx *fasthttp.RequestCtx, move bool) {
 		err = s.checkWrite(ctx, src, false) // COPY reads src: only the If conditions apply
 	}
 	if err == nil {
+		err = s.checkConditions(ctx, src)
+	}
+	if err == nil {
 		err = s.checkDestination(ctx, dst)
 	}
 	if err != nil {

@@ -37,6 +37,10 @@ func (s *Server) handleProppatch(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, err)
 		return
 	}
+	if err := s.checkConditions(ctx, path); err != nil {
+		writeError(ctx, err)
+		return
+	}
 	e, err := s.stat(ctx, path)
 	if err != nil {
 		writeError(ctx, err)

@@ -17,18 +17,21 @@ import (
 
 var hdrIfNoneMatch = []byte("If-None-Match")
 
+// maxIfMatch bounds the entity-tags of an If-Match kept with an upload.
+const maxIfMatch = 16
+
 // putPlan is what md decided about a PUT before touching its body.
 type putPlan struct {
-	path       string
-	exists     bool  // a file is being replaced (204 rather than 201)
-	createOnly bool  // If-None-Match: *
-	length     int64 // Content-Length, -1 if chunked
+	path   string
+	exists bool            // a file is being replaced (204 rather than 201)
+	cond   shoal.Condition // If-None-Match: * and If-Match, checked again at commit
+	length int64           // Content-Length, -1 if chunked
 }
 
 // planPut checks a PUT's headers against the namespace: the parent must be
 // a directory (409), the path must not be a directory (409: a file
-// operation on a collection), If-None-Match: * needs the path absent (412),
-// the body must fit MaxPutBody (413).
+// operation on a collection), the conditional headers must hold (412), the
+// body must fit MaxPutBody (413).
 func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 	const op = "PUT"
 	path, _, err := requestPath(ctx)
@@ -45,11 +48,17 @@ func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 	if s.opts.MaxPutBody > 0 && p.length > s.opts.MaxPutBody {
 		return nil, shoal.Errorf(op, shoal.KindTooLarge, "body larger than %d bytes", s.opts.MaxPutBody)
 	}
-	if inm := ctx.Request.Header.PeekBytes(hdrIfNoneMatch); len(inm) > 0 {
-		if !bytes.Equal(trimSpace(inm), []byte("*")) {
-			return nil, shoal.Errorf(op, shoal.KindUnsupported, "only If-None-Match: * is supported on PUT")
+	conds := requestConditions(&ctx.Request.Header)
+	if inm := trimSpace(conds.ifNoneMatch); len(inm) == 1 && inm[0] == '*' {
+		p.cond.CreateOnly = true
+	}
+	if len(conds.ifMatch) > 0 {
+		if _, err := matchETags(conds.ifMatch, nil, true); err != nil {
+			return nil, shoal.E(op, shoal.KindInvalid, err)
 		}
-		p.createOnly = true
+		if p.cond.IfMatch = ifMatchList(conds.ifMatch); len(p.cond.IfMatch) > maxIfMatch {
+			return nil, shoal.Errorf(op, shoal.KindInvalid, "If-Match lists more than %d entity-tags", maxIfMatch)
+		}
 	}
 	if path == "/" {
 		return nil, shoal.Errorf(op, shoal.KindIsDir, "cannot PUT the root")
@@ -66,14 +75,18 @@ func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 	e, err := s.cat.Stat(s.base, path)
 	switch {
 	case shoal.IsKind(err, shoal.KindNotFound):
+		e = nil
 	case err != nil:
 		return nil, err
 	case e.IsDir:
 		return nil, shoal.Errorf(op, shoal.KindIsDir, "is a collection")
-	case p.createOnly:
+	case p.cond.CreateOnly:
 		return nil, shoal.Errorf(op, shoal.KindPrecondition, "exists (If-None-Match: *)")
 	default:
 		p.exists = true
+	}
+	if err := conds.evaluate(e, false); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -177,7 +190,7 @@ func (s *Server) putInline(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader)
 	m := md5.Sum(data)
 	sums := shoal.Sums{Adler32: adler32.Checksum(data), MD5: m[:]}
 	now := time.Now()
-	e, err := s.cat.PutInline(s.base, p.path, data, sums, now, p.createOnly, now.Add(s.opts.URLTTL))
+	e, err := s.cat.PutInline(s.base, p.path, data, sums, now, p.cond, now.Add(s.opts.URLTTL))
 	if err != nil {
 		writeError(ctx, err)
 		return

@@ -54,6 +54,9 @@ func (s *Server) handleHead(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, err)
 		return
 	}
+	if !s.readConditions(ctx, e) {
+		return
+	}
 	s.setEntryHeaders(ctx, e)
 	if e.IsDir {
 		return

@@ -1,6 +1,9 @@
 package md
 
-import "encoding/xml"
+import (
+	"encoding/xml"
+	"unicode/utf8"
+)
 
 // A hand-written multistatus writer: PROPFIND Depth 0 is on the stat path,
 // and appending to a pooled buffer costs a fraction of encoding/xml.
@@ -16,10 +19,24 @@ const (
 var ctXML = []byte("application/xml; charset=utf-8")
 
 // appendEscaped appends s escaped for XML text, or for a double-quoted
-// attribute value when attr is set.
+// attribute value when attr is set. Bytes that are not valid UTF-8 and
+// characters XML 1.0 does not allow (C0 controls, U+FFFE, U+FFFF) become
+// U+FFFD, so that a name stored by an older version, before such names were
+// refused, cannot make a listing ill-formed.
 func appendEscaped(b []byte, s string, attr bool) []byte {
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 || r == 0xfffe || r == 0xffff {
+				b = append(b, "\uFFFD"...)
+			} else {
+				b = append(b, s[i:i+size]...)
+			}
+			i += size - 1
+			continue
+		}
+		switch c {
 		case '&':
 			b = append(b, "&amp;"...)
 		case '<':
@@ -43,7 +60,11 @@ func appendEscaped(b []byte, s string, attr bool) []byte {
 				b = append(b, c)
 			}
 		default:
-			b = append(b, c)
+			if c < 0x20 {
+				b = append(b, "\uFFFD"...)
+			} else {
+				b = append(b, c)
+			}
 		}
 	}
 	return b

@@ -112,7 +112,7 @@ func mkdir(t *testing.T, c shoal.Catalog, paths ...string) {
 
 func putInline(t *testing.T, c shoal.Catalog, path, data string) *shoal.Entry {
 	t.Helper()
-	return got(c.PutInline(ctx(t), path, []byte(data), shoal.Sums{Adler32: uint32(len(data))}, t0, false, grace)).must(t)
+	return got(c.PutInline(ctx(t), path, []byte(data), shoal.Sums{Adler32: uint32(len(data))}, t0, shoal.Condition{}, grace)).must(t)
 }
 
 var uploadSeq atomic.Int64

@@ -277,7 +277,7 @@ func testConcurrentCreateOnly(t *testing.T, c shoal.Catalog) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			_, errs[i] = c.PutInline(ctx(t), "/only", []byte{byte('a' + i)}, shoal.Sums{}, t0, true, grace)
+			_, errs[i] = c.PutInline(ctx(t), "/only", []byte{byte('a' + i)}, shoal.Sums{}, t0, shoal.Condition{CreateOnly: true}, grace)
 		})
 	}
 	wg.Wait()
@@ -295,7 +295,7 @@ func testConcurrentCreateOnly(t *testing.T, c shoal.Catalog) {
 	// Concurrent plain puts all succeed: each replaces the last.
 	for i := range n {
 		wg.Go(func() {
-			_, errs[i] = c.PutInline(ctx(t), "/many", []byte{byte('a' + i)}, shoal.Sums{}, t0, false, grace)
+			_, errs[i] = c.PutInline(ctx(t), "/many", []byte{byte('a' + i)}, shoal.Sums{}, t0, shoal.Condition{}, grace)
 		})
 	}
 	wg.Wait()

@@ -19,7 +19,7 @@ func testRoot(t *testing.T, c shoal.Catalog) {
 	_, err := c.Mkdir(ctx(t), "/", t0)
 	wantKind(t, "Mkdir /", err, shoal.KindExist)
 	wantKind(t, "Remove /", c.Remove(ctx(t), "/", grace), shoal.KindPermission)
-	_, err = c.PutInline(ctx(t), "/", []byte("x"), shoal.Sums{}, t0, false, grace)
+	_, err = c.PutInline(ctx(t), "/", []byte("x"), shoal.Sums{}, t0, shoal.Condition{}, grace)
 	wantKind(t, "PutInline /", err, shoal.KindIsDir)
 }
 
@@ -94,7 +94,7 @@ func testNotDirParents(t *testing.T, c shoal.Catalog) {
 	wantKind(t, "Mkdir on a file", err, shoal.KindExist)
 	_, err = c.List(ctx(t), "/a/f")
 	wantKind(t, "List a file", err, shoal.KindNotDir)
-	_, err = c.PutInline(ctx(t), "/a/f/g", nil, shoal.Sums{}, t0, false, grace)
+	_, err = c.PutInline(ctx(t), "/a/f/g", nil, shoal.Sums{}, t0, shoal.Condition{}, grace)
 	wantKind(t, "PutInline below a file", err, shoal.KindNotDir, shoal.KindConflict)
 }
 

@@ -13,7 +13,7 @@ func testPutInline(t *testing.T, c shoal.Catalog) {
 	md5 := bytes.Repeat([]byte{1}, 16)
 	sha := bytes.Repeat([]byte{2}, 32)
 	sums := shoal.Sums{Adler32: 0xdeadbeef, MD5: md5, SHA256: sha}
-	e1 := got(c.PutInline(ctx(t), "/p/f", []byte("hello"), sums, t0, false, grace)).must(t)
+	e1 := got(c.PutInline(ctx(t), "/p/f", []byte("hello"), sums, t0, shoal.Condition{}, grace)).must(t)
 	if e1.IsDir || e1.Path != "/p/f" || e1.Size != 5 || string(e1.Inline) != "hello" || !e1.MTime.Equal(t0) ||
 		e1.Sums.Adler32 != 0xdeadbeef || !bytes.Equal(e1.Sums.MD5, md5) || !bytes.Equal(e1.Sums.SHA256, sha) {
 		t.Errorf("PutInline = %+v", e1)
@@ -22,7 +22,7 @@ func testPutInline(t *testing.T, c shoal.Catalog) {
 		t.Errorf("Stat after PutInline = %+v, want %+v", s, e1)
 	}
 	t1 := t0.Add(time.Minute)
-	e2 := got(c.PutInline(ctx(t), "/p/f", []byte("world!"), shoal.Sums{Adler32: 1}, t1, false, grace)).must(t)
+	e2 := got(c.PutInline(ctx(t), "/p/f", []byte("world!"), shoal.Sums{Adler32: 1}, t1, shoal.Condition{}, grace)).must(t)
 	if e2.Version != e1.Version+1 {
 		t.Errorf("overwrite Version = %d, want %d", e2.Version, e1.Version+1)
 	}
@@ -35,25 +35,36 @@ func testPutInline(t *testing.T, c shoal.Catalog) {
 	if s := stat(t, c, "/p/f"); s.ETag() != e2.ETag() || string(s.Inline) != "world!" {
 		t.Errorf("Stat after overwrite = %+v", s)
 	}
-	_, err := c.PutInline(ctx(t), "/p/f", []byte("no"), shoal.Sums{}, t0, true, grace)
+	_, err := c.PutInline(ctx(t), "/p/f", []byte("no"), shoal.Sums{}, t0, shoal.Condition{CreateOnly: true}, grace)
 	wantKind(t, "createOnly on existing", err, shoal.KindPrecondition)
 	if s := stat(t, c, "/p/f"); string(s.Inline) != "world!" {
 		t.Errorf("failed createOnly changed the file: %q", s.Inline)
 	}
-	e3 := got(c.PutInline(ctx(t), "/p/new", []byte("n"), shoal.Sums{}, t0, true, grace)).must(t)
+	e3 := got(c.PutInline(ctx(t), "/p/new", []byte("n"), shoal.Sums{}, t0, shoal.Condition{CreateOnly: true}, grace)).must(t)
 	if string(e3.Inline) != "n" {
 		t.Errorf("createOnly new = %+v", e3)
 	}
-	empty := got(c.PutInline(ctx(t), "/p/empty", nil, shoal.Sums{}, t0, false, grace)).must(t)
+	// If-Match: the file must exist with one of the listed ETags.
+	_, err = c.PutInline(ctx(t), "/p/f", []byte("no"), shoal.Sums{}, t0, shoal.Condition{IfMatch: []string{e1.ETag()}}, grace)
+	wantKind(t, "If-Match an older ETag", err, shoal.KindPrecondition)
+	_, err = c.PutInline(ctx(t), "/p/none", []byte("no"), shoal.Sums{}, t0, shoal.Condition{IfMatch: []string{"*"}}, grace)
+	wantKind(t, "If-Match * on a missing path", err, shoal.KindPrecondition)
+	wantMissing(t, c, "/p/none")
+	em := got(c.PutInline(ctx(t), "/p/f", []byte("match"), shoal.Sums{}, t0, shoal.Condition{IfMatch: []string{`"x"`, e2.ETag()}}, grace)).must(t)
+	got(c.PutInline(ctx(t), "/p/f", []byte("star"), shoal.Sums{}, t0, shoal.Condition{IfMatch: []string{"*"}}, grace)).must(t)
+	if em.Version != e2.Version+1 {
+		t.Errorf("If-Match overwrite Version = %d, want %d", em.Version, e2.Version+1)
+	}
+	empty := got(c.PutInline(ctx(t), "/p/empty", nil, shoal.Sums{}, t0, shoal.Condition{}, grace)).must(t)
 	if empty.Inline == nil || empty.Size != 0 {
 		t.Errorf("empty inline file: Inline = %v (nil means not inline), size %d", empty.Inline, empty.Size)
 	}
 	if s := stat(t, c, "/p/empty"); s.Inline == nil {
 		t.Errorf("Stat of empty inline file: Inline is nil")
 	}
-	_, err = c.PutInline(ctx(t), "/p", []byte("x"), shoal.Sums{}, t0, false, grace)
+	_, err = c.PutInline(ctx(t), "/p", []byte("x"), shoal.Sums{}, t0, shoal.Condition{}, grace)
 	wantKind(t, "PutInline on a dir", err, shoal.KindIsDir)
-	_, err = c.PutInline(ctx(t), "/missing/f", []byte("x"), shoal.Sums{}, t0, false, grace)
+	_, err = c.PutInline(ctx(t), "/missing/f", []byte("x"), shoal.Sums{}, t0, shoal.Condition{}, grace)
 	wantKind(t, "PutInline into a missing parent", err, shoal.KindConflict)
 
 	// Overwriting a file that has objects with an inline one frees them.
@@ -118,7 +129,7 @@ func testUploadErrors(t *testing.T, c shoal.Catalog) {
 	begin := func(id, path string, createOnly bool, expires time.Time) {
 		t.Helper()
 		ok(t, c.BeginUpload(ctx(t), &shoal.Upload{ID: id, Path: path, Servers: []string{"s1"}, Object: "0b" + id,
-			Layout: shoal.DefaultLayout, CreateOnly: createOnly, Expires: expires}))
+			Layout: shoal.DefaultLayout, Cond: shoal.Condition{CreateOnly: createOnly}, Expires: expires}))
 	}
 	finish := func(id string) error {
 		_, err := c.FinishUpload(ctx(t), &shoal.Commit{Upload: id, Size: 1, MTime: t0,
@@ -134,6 +145,14 @@ func testUploadErrors(t *testing.T, c shoal.Catalog) {
 	if s := stat(t, c, "/u/exists"); string(s.Inline) != "x" {
 		t.Errorf("failed commit changed the file")
 	}
+	// If-Match is kept with the upload and checked at commit.
+	cur := stat(t, c, "/u/exists").ETag()
+	ok(t, c.BeginUpload(ctx(t), &shoal.Upload{ID: "a5", Path: "/u/exists", Servers: []string{"s1"}, Object: "0ba5",
+		Layout: shoal.DefaultLayout, Cond: shoal.Condition{IfMatch: []string{`"stale"`, `"other"`}}, Expires: hour}))
+	wantKind(t, "FinishUpload If-Match stale", finish("a5"), shoal.KindPrecondition)
+	ok(t, c.BeginUpload(ctx(t), &shoal.Upload{ID: "a6", Path: "/u/exists", Servers: []string{"s1"}, Object: "0ba6",
+		Layout: shoal.DefaultLayout, Cond: shoal.Condition{IfMatch: []string{`"stale"`, cur}}, Expires: hour}))
+	ok(t, finish("a6"))
 	begin("03", "/u/dir", false, hour)
 	wantKind(t, "FinishUpload onto a dir", finish("03"), shoal.KindIsDir)
 	begin("04", "/u/missing/f", false, hour)

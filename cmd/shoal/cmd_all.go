@@ -49,13 +49,23 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	diskDir := filepath.Join(dir, "disk")
-	if err := os.MkdirAll(diskDir, 0o750); err != nil {
+	if err := os.MkdirAll(diskDir, 0o700); err != nil {
 		return err
+	}
+	// Older versions made these group-readable; the catalog holds small
+	// files' contents and the secret signs every data URL.
+	for _, d := range []string{dir, diskDir} {
+		if err := tightenMode(d, 0o700); err != nil {
+			return err
+		}
 	}
 	if c.SecretFile == "" {
 		c.SecretFile = filepath.Join(dir, "secret")
 		if err := ensureSecret(c.SecretFile); err != nil {
 			return fmt.Errorf("secret: %w", err)
+		}
+		if err := tightenMode(c.SecretFile, 0o600); err != nil {
+			return err
 		}
 	}
 	keys, err := loadKeys(c.SecretFile)

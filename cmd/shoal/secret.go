@@ -47,3 +47,16 @@ func ensureSecret(path string) error {
 	}
 	return err
 }
+
+// tightenMode takes group and other access away from a file or directory
+// shoal made (older versions made some group-readable).
+func tightenMode(path string, mode fs.FileMode) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&^mode != 0 {
+		return os.Chmod(path, fi.Mode().Perm()&mode)
+	}
+	return nil
+}

@@ -7,14 +7,21 @@
 //   - a malformed bytes range: KindInvalid (400) with a short reason;
 //   - well-formed but no range overlaps the body: KindBadRange (416), sent
 //     with Content-Range "bytes */SIZE" (Unsatisfied);
-//   - otherwise the satisfiable ranges, in request order (206, one part
-//     or multipart/byteranges).
+//   - otherwise the satisfiable ranges (206, one part or
+//     multipart/byteranges), in request order — unless some overlap or
+//     touch, then merged and in ascending order (RFC 9110 §14.2 lets a
+//     server coalesce); and when the parts would cost more than about
+//     twice the body (MaxAmplification), the header is ignored and the
+//     whole body served, so that no Range header makes a server send many
+//     times an object.
 //
 // The functions are pure (no HTTP server types) so that they can be
 // table-tested and fuzzed.
 package httprange
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,6 +32,14 @@ import (
 // elements is ignored, which also defuses the "many tiny overlapping
 // ranges" attack.
 const MaxRanges = 64
+
+// A multipart answer may carry at most 2×size + amplificationSlack bytes
+// (partOverhead per part for its boundary and headers, estimated);
+// beyond, the whole body (200) is the cheaper answer.
+const (
+	partOverhead       = 128
+	amplificationSlack = 1024
+)
 
 // Range is the span [Start, End) of a body.
 type Range struct{ Start, End int64 }
@@ -99,7 +114,38 @@ func Parse(header string, size int64) ([]Range, error) {
 	if len(rs) == 0 {
 		return nil, shoal.Errorf(op, shoal.KindBadRange, "no range overlaps the %d bytes", size)
 	}
+	if len(rs) == 1 {
+		return rs, nil
+	}
+	rs = coalesce(rs)
+	var cost int64
+	for _, r := range rs {
+		cost += r.Length() + partOverhead
+	}
+	if len(rs) > 1 && cost > 2*size+amplificationSlack {
+		return nil, nil
+	}
 	return rs, nil
+}
+
+// coalesce merges ranges that overlap or touch, returning them sorted; rs
+// is returned as it is when none do (the client's order kept).
+func coalesce(rs []Range) []Range {
+	sorted := slices.Clone(rs)
+	slices.SortFunc(sorted, func(a, b Range) int { return cmp.Compare(a.Start, b.Start) })
+	merged := sorted[:1]
+	for _, r := range sorted[1:] {
+		last := &merged[len(merged)-1]
+		if r.Start <= last.End {
+			last.End = max(last.End, r.End)
+			continue
+		}
+		merged = append(merged, r)
+	}
+	if len(merged) == len(rs) {
+		return rs
+	}
+	return merged
 }
 
 // parseUint reads a run of ASCII digits (no sign, no space). A value past

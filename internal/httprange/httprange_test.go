@@ -7,6 +7,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,11 +72,15 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseMaxRanges(t *testing.T) {
-	h := "bytes=" + strings.Repeat("0-0,", MaxRanges-1) + "0-0"
-	if rs, err := Parse(h, 10); err != nil || len(rs) != MaxRanges {
+	var specs []string
+	for i := range MaxRanges {
+		specs = append(specs, fmt.Sprintf("%d-%d", 1000*i, 1000*i+9))
+	}
+	h := "bytes=" + strings.Join(specs, ",")
+	if rs, err := Parse(h, 1<<20); err != nil || len(rs) != MaxRanges {
 		t.Errorf("%d ranges: got %d, %v; want all", MaxRanges, len(rs), err)
 	}
-	if rs, err := Parse(h+",0-0", 10); err != nil || rs != nil {
+	if rs, err := Parse(h+",0-0", 1<<20); err != nil || rs != nil {
 		t.Errorf("%d ranges: got %d, %v; want ignored", MaxRanges+1, len(rs), err)
 	}
 }
@@ -164,10 +169,62 @@ func FuzzParse(f *testing.F) {
 		if len(rs) > MaxRanges {
 			t.Fatalf("Parse(%q, %d): %d ranges", h, size, len(rs))
 		}
+		var sent int64
 		for _, r := range rs {
 			if r.Start < 0 || r.Start >= r.End || r.End > size {
 				t.Fatalf("Parse(%q, %d): range %v outside the body", h, size, r)
 			}
+			sent += r.Length()
+		}
+		if len(rs) > 1 && sent > size {
+			t.Fatalf("Parse(%q, %d): %d bytes of ranges, more than the body", h, size, sent)
 		}
 	})
+}
+
+// TestRangeAmplification: overlapping ranges are merged and a Range header
+// never makes a multipart answer much larger than the body
+// (RangeAmplification finding: 64 overlapping ranges returned 64× an object).
+func TestRangeAmplification(t *testing.T) {
+	const size = 1 << 20
+	overlapping := "bytes=" + strings.TrimSuffix(strings.Repeat("0-,", 63), ",")
+	cases := []struct {
+		h    string
+		want []Range
+	}{
+		{overlapping, []Range{{0, size}}},
+		{"bytes=0-99,50-149,10-19", []Range{{0, 150}}},
+		{"bytes=100-199,200-299", []Range{{100, 300}}},           // touching: one part
+		{"bytes=500-599,0-9", []Range{{500, 600}, {0, 10}}},      // disjoint: the client's order
+		{"bytes=500-599,0-9,5-14", []Range{{0, 15}, {500, 600}}}, // merged: ascending
+		{"bytes=-10,0-0", []Range{{size - 10, size}, {0, 1}}},    // suffix kept
+		{"bytes=0-0,2-2,4-4", []Range{{0, 1}, {2, 3}, {4, 5}}},   // small parts of a large body: fine
+	}
+	for _, c := range cases {
+		rs, err := Parse(c.h, size)
+		if err != nil || !slices.Equal(rs, c.want) {
+			t.Errorf("Parse(%.40q) = %v, %v; want %v", c.h, rs, err, c.want)
+		}
+	}
+	// Many tiny parts of a small body cost more in part headers than the
+	// body itself: the whole body is served instead.
+	tiny := "bytes=0-0,2-2,4-4,6-6,8-8,10-10,12-12,14-14,16-16,18-18,20-20,22-22,24-24"
+	if rs, err := Parse(tiny, 100); rs != nil || err != nil {
+		t.Errorf("13 one-byte parts of 100 bytes: %v, %v; want the whole body", rs, err)
+	}
+	for _, h := range []string{overlapping, tiny, "bytes=0-0,2-2"} {
+		for _, n := range []int64{1, 10, 100, 4096, size} {
+			rs, err := Parse(h, n)
+			if err != nil {
+				continue
+			}
+			if rs == nil {
+				continue // whole body
+			}
+			_, length, _ := Multipart(strings.NewReader(strings.Repeat("x", int(n))), rs, n, "application/octet-stream")
+			if len(rs) > 1 && length > 2*n+amplificationSlack {
+				t.Errorf("Range %.30q on %d bytes: multipart of %d bytes", h, n, length)
+			}
+		}
+	}
 }

@@ -1,0 +1,13 @@
+package catalog
+
+// Schema version 4: an upload records the If-Match list its commit must
+// find (comma-separated strong ETags, "*" for any existing file, "" for
+// none), so that a conditional PUT is checked in the commit's transaction.
+var (
+	mysqlUploadsV4 = []string{
+		`ALTER TABLE uploads ADD COLUMN if_match VARBINARY(1024) NOT NULL DEFAULT ''`,
+	}
+	sqliteUploadsV4 = []string{
+		`ALTER TABLE uploads ADD COLUMN if_match TEXT NOT NULL DEFAULT ''`,
+	}
+)
