@@ -127,5 +127,6 @@ type Catalog interface {
 	GarbageQueue
 	ReplicaWalker
 	Usage
+	LockStore
 	Close() error
 }

@@ -30,6 +30,8 @@ const (
 	KindIsDir                      // a file operation on a directory (409)
 	KindNotDir                     // a directory operation on a file, or a file used as a parent (409)
 	KindTimeout                    // the client was too slow (408)
+	KindLocked                     // a WebDAV lock is held by someone else (423)
+	KindTooMany                    // a per-client limit is reached: retry later (429)
 )
 
 var kindNames = [...]string{
@@ -53,6 +55,8 @@ var kindNames = [...]string{
 	KindIsDir:          "is a directory",
 	KindNotDir:         "not a directory",
 	KindTimeout:        "timeout",
+	KindLocked:         "locked",
+	KindTooMany:        "too many requests",
 }
 
 func (k Kind) String() string {
@@ -90,6 +94,10 @@ func (k Kind) Status() int {
 		return 415
 	case KindBadRange:
 		return 416
+	case KindLocked:
+		return 423
+	case KindTooMany:
+		return 429
 	case KindUnavailable:
 		return 503
 	case KindInsufficient:

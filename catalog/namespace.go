@@ -60,7 +60,10 @@ func (db *DB) Remove(ctx context.Context, path string, graceUntil time.Time) err
 		if n == nil {
 			return shoal.E(op, path, shoal.KindNotFound)
 		}
-		return t.removeTree(ctx, n, graceUntil)
+		if err := t.removeTree(ctx, n, graceUntil); err != nil {
+			return err
+		}
+		return t.dropLocks(ctx, path)
 	})
 }
 
@@ -113,9 +116,11 @@ func (db *DB) Move(ctx context.Context, src, dst string, overwrite bool, graceUn
 			return err
 		}
 		if s.isDir {
-			return t.rewriteSubtree(ctx, src, dst)
+			if err := t.rewriteSubtree(ctx, src, dst); err != nil {
+				return err
+			}
 		}
-		return nil
+		return t.dropLocks(ctx, src)
 	})
 	return created, err
 }

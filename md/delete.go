@@ -38,6 +38,5 @@ func (s *Server) handleDelete(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, err)
 		return
 	}
-	s.locks.dropBelow(path)
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 }

@@ -18,9 +18,6 @@ var (
 func writeError(ctx *fasthttp.RequestCtx, err error) {
 	kind := shoal.KindOf(err)
 	status := kind.Status()
-	if err == errLocked {
-		status = fasthttp.StatusLocked
-	}
 	closeConn := ctx.Response.ConnectionClose() // set by who left the body unread
 	ctx.Response.Reset()
 	if closeConn {

@@ -3,181 +3,127 @@ package md
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"shoal"
 )
 
-// lock is one WebDAV write lock (RFC 4918 6).
-type lock struct {
-	token     string // "opaquelocktoken:…"
-	root      string // clean path of the locked resource
-	infinity  bool   // Depth: infinity (else 0)
-	exclusive bool
-	owner     string // inner XML of <D:owner>, re-serialized
-	timeout   time.Duration
-	expires   time.Time
-}
+// WebDAV locks (RFC 4918 §6) live in the catalog (shoal.LockStore), so
+// every md replica enforces the same ones: a write asks the catalog for the
+// locks on its path (one indexed query). Lockdiscovery, which allprop
+// PROPFINDs ask for, is answered from the catalog only while some lock
+// exists: md keeps a count refreshed at most every lockCountTTL (and at
+// once on its own LOCKs), so a lock taken through another md shows in
+// lockdiscovery within that bound, and is enforced at once.
 
-// covers reports whether the lock applies to path.
-func (l *lock) covers(path string) bool {
-	return path == l.root || l.infinity && shoal.IsWithin(path, l.root)
-}
-
-// lockManager keeps locks in memory. Locks are therefore per md process:
-// a deployment with several md replicas behind one name needs sticky
-// clients for LOCK (or no locking); see the package report.
-type lockManager struct {
-	mu    sync.Mutex
-	locks map[string]*lock
-}
-
+// Defaults of the lock limits (Options).
 const (
-	defaultLockTimeout = time.Hour
-	maxLockTimeout     = 7 * 24 * time.Hour
+	DefaultLockTimeout       = time.Hour // also the most a client may ask for
+	DefaultMaxLockOwner      = 4 << 10   // bytes of <D:owner> XML
+	DefaultLocksPerPrincipal = 100
+	DefaultLocksTotal        = 10_000
+	defaultRequestedTimeout  = 10 * time.Minute // a LOCK without a Timeout header
+	lockCountTTL             = time.Second
 )
 
-func newLockManager() *lockManager { return &lockManager{locks: map[string]*lock{}} }
+// principalKey is the request user value holding the *shoal.Principal
+// authentication found; requests without one act as shoal.Anonymous.
+const principalKey = "shoal.principal"
 
-// expire drops locks past their timeout; mu must be held.
-func (m *lockManager) expire(now time.Time) {
-	for t, l := range m.locks {
-		if now.After(l.expires) {
-			delete(m.locks, t)
-		}
+// principalID is who a request acts as, for lock ownership.
+func principalID(ctx *fasthttp.RequestCtx) string {
+	if p, ok := ctx.UserValue(principalKey).(*shoal.Principal); ok && p != nil {
+		return p.ID
 	}
+	return shoal.Anonymous.ID
 }
 
-// empty reports whether no lock exists (the fast path of every write).
-func (m *lockManager) empty() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.expire(time.Now())
-	return len(m.locks) == 0
+// lockCount is md's view of how many locks exist, for lockdiscovery.
+type lockCount struct {
+	n          atomic.Int64
+	at         atomic.Int64 // unix ns of the last refresh
+	refreshing atomic.Bool
 }
 
-// create takes a new lock; KindLocked-like conflict is reported as
-// errLocked.
-func (m *lockManager) create(l *lock) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+// anyLocks reports whether some lock may exist.
+func (s *Server) anyLocks() bool {
 	now := time.Now()
-	m.expire(now)
-	for _, o := range m.locks {
-		overlap := o.covers(l.root) || l.covers(o.root)
-		if overlap && (o.exclusive || l.exclusive) {
-			return errLocked
+	c := &s.lockCount
+	if now.UnixNano()-c.at.Load() > int64(lockCountTTL) && c.refreshing.CompareAndSwap(false, true) {
+		if n, err := s.cat.CountLocks(s.base, now); err == nil {
+			c.n.Store(int64(n))
+			c.at.Store(now.UnixNano())
+		} else {
+			c.n.Store(1) // unknown: look
 		}
+		c.refreshing.Store(false)
 	}
+	return c.n.Load() > 0
+}
+
+// newLockToken is a fresh opaquelocktoken URI (RFC 4918 §20.1).
+func newLockToken() string {
 	var b [16]byte
 	rand.Read(b[:])
 	h := hex.EncodeToString(b[:])
-	l.token = "opaquelocktoken:" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-	l.expires = now.Add(l.timeout)
-	m.locks[l.token] = l
-	return nil
+	return "opaquelocktoken:" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// refresh extends the lock named by token if it covers path.
-func (m *lockManager) refresh(token, path string, timeout time.Duration) (*lock, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.expire(time.Now())
-	l, ok := m.locks[token]
-	if !ok || !l.covers(path) {
-		return nil, false
+// checkLocks returns KindLocked unless every lock that applies to path
+// (or, with subtree, lies below it) has its token among submitted, taken
+// by the same principal; a shared lock is satisfied by any such token on
+// the same root.
+func (s *Server) checkLocks(ctx *fasthttp.RequestCtx, path string, subtree bool, submitted []string) error {
+	locks, err := s.cat.Locks(s.base, path, subtree, time.Now())
+	if err != nil || len(locks) == 0 {
+		return err
 	}
-	l.timeout = timeout
-	l.expires = time.Now().Add(timeout)
-	c := *l
-	return &c, true
-}
-
-// unlock removes the lock named by token if it covers path.
-func (m *lockManager) unlock(token, path string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	l, ok := m.locks[token]
-	if !ok || !l.covers(path) {
-		return false
-	}
-	delete(m.locks, token)
-	return true
-}
-
-// active reports whether token names a live lock covering path.
-func (m *lockManager) active(token, path string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	l, ok := m.locks[token]
-	return ok && time.Now().Before(l.expires) && l.covers(path)
-}
-
-// covering returns copies of the locks that apply to path.
-func (m *lockManager) covering(path string) []lock {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.expire(time.Now())
-	var out []lock
-	for _, l := range m.locks {
-		if l.covers(path) {
-			out = append(out, *l)
+	who := principalID(ctx)
+	has := func(l *shoal.Lock) bool {
+		if l.Principal != who {
+			return false
 		}
-	}
-	return out
-}
-
-// check returns errLocked unless every lock that applies to path (or,
-// with subtree, lies below it) has its token among submitted; a shared
-// lock is satisfied by any token on the same root.
-func (m *lockManager) check(path string, subtree bool, submitted []string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.expire(time.Now())
-	if len(m.locks) == 0 {
-		return nil
-	}
-	has := func(tok string) bool {
-		for _, s := range submitted {
-			if s == tok {
+		for _, t := range submitted {
+			if t == l.Token {
 				return true
 			}
 		}
 		return false
 	}
-	for _, l := range m.locks {
-		if !(l.covers(path) || subtree && shoal.IsWithin(l.root, path)) {
-			continue
-		}
-		if has(l.token) {
+	for i := range locks {
+		l := &locks[i]
+		if has(l) {
 			continue
 		}
 		ok := false
-		if !l.exclusive {
-			for _, o := range m.locks {
-				if o.root == l.root && has(o.token) {
+		if !l.Exclusive {
+			for j := range locks {
+				if locks[j].Root == l.Root && has(&locks[j]) {
 					ok = true
 				}
 			}
 		}
 		if !ok {
-			return errLocked
+			return shoal.Errorf("lock", shoal.KindLocked, "%s is locked", l.Root)
 		}
 	}
 	return nil
 }
 
-// dropBelow removes locks on path and below it (after DELETE or MOVE).
-func (m *lockManager) dropBelow(path string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for t, l := range m.locks {
-		if shoal.IsWithin(l.root, path) {
-			delete(m.locks, t)
+// lockActive reports whether token names a live lock covering path.
+func (s *Server) lockActive(token, path string) bool {
+	locks, err := s.cat.Locks(s.base, path, false, time.Now())
+	if err != nil {
+		return false
+	}
+	for _, l := range locks {
+		if l.Token == token {
+			return true
 		}
 	}
+	return false
 }
 
-// errLocked is 423 Locked, which has no shoal.Kind: handlers check for it.
-var errLocked = shoal.Errorf("lock", shoal.KindPermission, "resource is locked")

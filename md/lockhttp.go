@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/md5"
 	"encoding/xml"
+	"fmt"
 	"hash/adler32"
 	"strconv"
 	"strings"
@@ -26,7 +27,7 @@ var (
 func (s *Server) checkWrite(ctx *fasthttp.RequestCtx, path string, subtree bool) error {
 	h := ctx.Request.Header.PeekBytes(hdrIf)
 	if len(h) == 0 {
-		return s.locks.check(path, subtree, nil)
+		return s.checkLocks(ctx, path, subtree, nil)
 	}
 	lists, err := parseIf(string(h))
 	if err != nil {
@@ -35,7 +36,7 @@ func (s *Server) checkWrite(ctx *fasthttp.RequestCtx, path string, subtree bool)
 	if !s.evalIf(ctx, path, lists) {
 		return shoal.Errorf("If", shoal.KindPrecondition, "If header does not match")
 	}
-	return s.locks.check(path, subtree, submittedTokens(lists))
+	return s.checkLocks(ctx, path, subtree, submittedTokens(lists))
 }
 
 // evalIf is true if any list holds: all its conditions (lock token active
@@ -50,7 +51,7 @@ func (s *Server) evalIf(ctx *fasthttp.RequestCtx, path string, lists []ifList) b
 		for _, c := range l.conds {
 			var holds bool
 			if c.token != "" {
-				holds = s.locks.active(c.token, res)
+				holds = s.lockActive(c.token, res)
 			} else if e, err := s.cat.Stat(s.base, res); err == nil {
 				holds = e.ETag() == c.etag || "W/"+e.ETag() == c.etag
 			}
@@ -75,24 +76,25 @@ func (s *Server) checkDestination(ctx *fasthttp.RequestCtx, dst string) error {
 			tokens = submittedTokens(lists)
 		}
 	}
-	return s.locks.check(dst, true, tokens)
+	return s.checkLocks(ctx, dst, true, tokens)
 }
 
-// parseTimeout reads "Second-N" or "Infinite" (the first of a list).
-func parseTimeout(h []byte) time.Duration {
+// parseTimeout reads "Second-N" or "Infinite" (the first of a list),
+// capped at max; def without a usable value.
+func parseTimeout(h []byte, def, max time.Duration) time.Duration {
 	v := strings.TrimSpace(strings.Split(string(h), ",")[0])
 	if n, ok := strings.CutPrefix(v, "Second-"); ok {
 		if sec, err := strconv.ParseInt(n, 10, 64); err == nil && sec > 0 {
-			if d := time.Duration(sec) * time.Second; d < maxLockTimeout {
-				return d
+			if sec < int64(max/time.Second) {
+				return time.Duration(sec) * time.Second
 			}
-			return maxLockTimeout
+			return max
 		}
 	}
 	if strings.EqualFold(v, "Infinite") {
-		return maxLockTimeout
+		return max
 	}
-	return defaultLockTimeout
+	return min(def, max)
 }
 
 // handleLock creates a lock (lockinfo body) or refreshes one (no body,
@@ -110,20 +112,22 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, err)
 		return
 	}
-	timeout := parseTimeout(ctx.Request.Header.PeekBytes(hdrTimeout))
+	timeout := parseTimeout(ctx.Request.Header.PeekBytes(hdrTimeout), defaultRequestedTimeout, s.opts.LockTimeout)
 	if len(bytes.TrimSpace(body)) == 0 {
 		lists, err := parseIf(string(ctx.Request.Header.PeekBytes(hdrIf)))
 		if err != nil {
 			fail(ctx, op, shoal.KindInvalid, "a lock refresh needs an If header with the lock token")
 			return
 		}
+		err = shoal.Errorf(op, shoal.KindPrecondition, "no such lock on this resource")
 		for _, tok := range submittedTokens(lists) {
-			if l, ok := s.locks.refresh(tok, path, timeout); ok {
+			var l *shoal.Lock
+			if l, err = s.cat.RefreshLock(s.base, tok, path, principalID(ctx), timeout, time.Now()); err == nil {
 				s.writeLockReply(ctx, l, fasthttp.StatusOK)
 				return
 			}
 		}
-		fail(ctx, op, shoal.KindPrecondition, "no such lock on this resource")
+		writeError(ctx, err)
 		return
 	}
 	l, err := parseLockinfo(body)
@@ -131,10 +135,14 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, err)
 		return
 	}
-	l.root, l.timeout = path, timeout
+	if len(l.Owner) > s.opts.MaxLockOwner {
+		fail(ctx, op, shoal.KindInvalid, fmt.Sprintf("lock owner is %d bytes, more than the %d allowed", len(l.Owner), s.opts.MaxLockOwner))
+		return
+	}
+	l.Root, l.Timeout, l.Principal = path, timeout, principalID(ctx)
 	switch d := trimSpace(ctx.Request.Header.PeekBytes(hdrDepth)); {
 	case len(d) == 0, equalFold(d, "infinity"):
-		l.infinity = true
+		l.Infinity = true
 	case string(d) == "0":
 	default:
 		fail(ctx, op, shoal.KindInvalid, "Depth must be 0 or infinity on LOCK")
@@ -153,7 +161,7 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 	}
 	status := fasthttp.StatusOK
 	if _, err := s.cat.Stat(s.base, path); shoal.IsKind(err, shoal.KindNotFound) {
-		if err := s.locks.check(path, false, nil); err != nil {
+		if err := s.checkLocks(ctx, path, false, nil); err != nil {
 			writeError(ctx, err)
 			return
 		}
@@ -172,22 +180,25 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, err)
 		return
 	}
-	if err := s.locks.create(l); err != nil {
+	now := time.Now()
+	l.Token, l.Expires = newLockToken(), now.Add(l.Timeout)
+	if err := s.cat.CreateLock(s.base, l, shoal.LockLimits{PerPrincipal: s.opts.LocksPerPrincipal, Total: s.opts.LocksTotal}, now); err != nil {
 		writeError(ctx, err)
 		return
 	}
-	ctx.Response.Header.SetBytesK(hdrLockToken, "<"+l.token+">")
+	s.lockCount.n.Add(1)
+	ctx.Response.Header.SetBytesK(hdrLockToken, "<"+l.Token+">")
 	s.writeLockReply(ctx, l, status)
 }
 
 // parseLockinfo reads a DAV:lockinfo body: scope, type (write) and owner.
-func parseLockinfo(body []byte) (*lock, error) {
+func parseLockinfo(body []byte) (*shoal.Lock, error) {
 	const op = "LOCK"
 	d, err := openDAVBody(op, body, "lockinfo")
 	if err != nil {
 		return nil, err
 	}
-	l := &lock{}
+	l := &shoal.Lock{}
 	scoped, typed := false, false
 	for {
 		tok, err := d.Token()
@@ -208,7 +219,7 @@ func parseLockinfo(body []byte) (*lock, error) {
 					(names[0].Local != "exclusive" && names[0].Local != "shared") {
 					return nil, shoal.Errorf(op, shoal.KindInvalid, "lockscope must be exclusive or shared")
 				}
-				l.exclusive, scoped = names[0].Local == "exclusive", true
+				l.Exclusive, scoped = names[0].Local == "exclusive", true
 			case xml.Name{Space: nsDAV, Local: "locktype"}:
 				names, err := childNames(d, nil)
 				if err != nil || len(names) != 1 || names[0] != (xml.Name{Space: nsDAV, Local: "write"}) {
@@ -220,7 +231,7 @@ func parseLockinfo(body []byte) (*lock, error) {
 				if err != nil {
 					return nil, xmlErr(op, err)
 				}
-				l.owner = string(v)
+				l.Owner = string(v)
 			default:
 				if err := d.Skip(); err != nil {
 					return nil, xmlErr(op, err)
@@ -230,7 +241,7 @@ func parseLockinfo(body []byte) (*lock, error) {
 	}
 }
 
-func (s *Server) writeLockReply(ctx *fasthttp.RequestCtx, l *lock, status int) {
+func (s *Server) writeLockReply(ctx *fasthttp.RequestCtx, l *shoal.Lock, status int) {
 	b := append([]byte(xmlHeader), "<D:prop xmlns:D=\"DAV:\"><D:lockdiscovery>"...)
 	b = appendActiveLock(b, l)
 	b = append(b, "</D:lockdiscovery></D:prop>\n"...)
@@ -239,31 +250,31 @@ func (s *Server) writeLockReply(ctx *fasthttp.RequestCtx, l *lock, status int) {
 	ctx.SetBody(b)
 }
 
-func appendActiveLock(b []byte, l *lock) []byte {
+func appendActiveLock(b []byte, l *shoal.Lock) []byte {
 	b = append(b, "<D:activelock><D:locktype><D:write/></D:locktype><D:lockscope>"...)
-	if l.exclusive {
+	if l.Exclusive {
 		b = append(b, "<D:exclusive/>"...)
 	} else {
 		b = append(b, "<D:shared/>"...)
 	}
 	b = append(b, "</D:lockscope><D:depth>"...)
-	if l.infinity {
+	if l.Infinity {
 		b = append(b, "infinity"...)
 	} else {
 		b = append(b, '0')
 	}
 	b = append(b, "</D:depth>"...)
-	if l.owner != "" {
+	if l.Owner != "" {
 		b = append(b, "<D:owner>"...)
-		b = append(b, l.owner...)
+		b = append(b, l.Owner...)
 		b = append(b, "</D:owner>"...)
 	}
 	b = append(b, "<D:timeout>Second-"...)
-	b = strconv.AppendInt(b, int64(l.timeout/time.Second), 10)
+	b = strconv.AppendInt(b, int64(l.Timeout/time.Second), 10)
 	b = append(b, "</D:timeout><D:locktoken><D:href>"...)
-	b = appendEscaped(b, l.token, false)
+	b = appendEscaped(b, l.Token, false)
 	b = append(b, "</D:href></D:locktoken><D:lockroot>"...)
-	b = appendHref(b, l.root, false)
+	b = appendHref(b, l.Root, false)
 	return append(b, "</D:lockroot></D:activelock>"...)
 }
 
@@ -281,8 +292,11 @@ func (s *Server) handleUnlock(ctx *fasthttp.RequestCtx) {
 		fail(ctx, op, shoal.KindInvalid, "missing or malformed Lock-Token header")
 		return
 	}
-	if !s.locks.unlock(tok[1:len(tok)-1], path) {
-		fail(ctx, op, shoal.KindConflict, "lock token does not match a lock on this resource")
+	if err := s.cat.Unlock(s.base, tok[1:len(tok)-1], path, principalID(ctx), time.Now()); err != nil {
+		if shoal.IsKind(err, shoal.KindConflict) {
+			err = shoal.Errorf(op, shoal.KindConflict, "lock token does not match a lock on this resource")
+		}
+		writeError(ctx, err)
 		return
 	}
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
@@ -291,18 +305,24 @@ func (s *Server) handleUnlock(ctx *fasthttp.RequestCtx) {
 const supportedLockXML = "<D:supportedlock><D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>" +
 	"<D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry></D:supportedlock>"
 
-// appendLockProps appends supportedlock or lockdiscovery for path.
-func (s *Server) appendLockProps(b []byte, path string, name string) []byte {
+// appendLockProps appends supportedlock or lockdiscovery for path, from
+// locks: those of the request's target and below (see liveValues.locks).
+func appendLockProps(b []byte, path string, name string, locks []shoal.Lock) []byte {
 	if name == "supportedlock" {
 		return append(b, supportedLockXML...)
 	}
-	locks := s.locks.covering(path)
-	if len(locks) == 0 {
-		return append(b, "<D:lockdiscovery/>"...)
-	}
-	b = append(b, "<D:lockdiscovery>"...)
+	n := 0
 	for i := range locks {
-		b = appendActiveLock(b, &locks[i])
+		if locks[i].Covers(path) {
+			if n == 0 {
+				b = append(b, "<D:lockdiscovery>"...)
+			}
+			b = appendActiveLock(b, &locks[i])
+			n++
+		}
+	}
+	if n == 0 {
+		return append(b, "<D:lockdiscovery/>"...)
 	}
 	return append(b, "</D:lockdiscovery>"...)
 }

@@ -141,7 +141,6 @@ func (s *Server) handleMoveCopy(ctx *fasthttp.RequestCtx, move bool) {
 		return
 	}
 	if move {
-		s.locks.dropBelow(src) // locks do not move with the resource (RFC 4918 7.5)
 	}
 	if created {
 		ctx.SetStatusCode(fasthttp.StatusCreated)

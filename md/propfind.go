@@ -93,7 +93,7 @@ func (s *Server) handlePropfind(ctx *fasthttp.RequestCtx) {
 	}
 	buf := getBuf()
 	defer putBuf(buf)
-	lv := liveValues{srv: s}
+	lv := liveValues{srv: s, target: path, listing: len(children) > 0}
 	b := append(buf.b[:0], multistatusOpen...)
 	if b, err = s.appendResponse(b, &lv, e, req); err != nil {
 		writeError(ctx, err)

@@ -51,6 +51,24 @@ type liveValues struct {
 	availOK  bool
 	avail    int64
 	availErr error
+
+	// The locks at the PROPFIND's target (and below it, for a listing),
+	// read once per request and only while some lock exists.
+	target   string
+	listing  bool
+	locksOK  bool
+	locks    []shoal.Lock
+	locksErr error
+}
+
+func (lv *liveValues) locksFor() ([]shoal.Lock, error) {
+	if !lv.locksOK {
+		lv.locksOK = true
+		if lv.srv.anyLocks() {
+			lv.locks, lv.locksErr = lv.srv.cat.Locks(lv.srv.base, lv.target, lv.listing, time.Now())
+		}
+	}
+	return lv.locks, lv.locksErr
 }
 
 // appendLive appends live property n of e with its value; ok=false if e
@@ -108,7 +126,11 @@ func (lv *liveValues) appendLive(b []byte, e *shoal.Entry, n xml.Name) (out []by
 		b = strconv.AppendInt(b, lv.avail, 10)
 		return append(b, "</D:quota-available-bytes>"...), true, nil
 	case "supportedlock", "lockdiscovery":
-		return lv.srv.appendLockProps(b, e.Path, n.Local), true, nil
+		locks, err := lv.locksFor()
+		if err != nil {
+			return b, false, err
+		}
+		return appendLockProps(b, e.Path, n.Local, locks), true, nil
 	case "quota-used-bytes":
 		used, _, err := lv.srv.cat.Usage(lv.srv.base, e.Path)
 		if err != nil {

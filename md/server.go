@@ -75,6 +75,15 @@ type Options struct {
 	// always works).
 	AllowPoolProppatch bool
 
+	// WebDAV locks: the longest timeout a client may ask for (0:
+	// DefaultLockTimeout), the largest <D:owner> (0: DefaultMaxLockOwner),
+	// how many locks one principal and everybody may hold (0: the
+	// defaults; beyond them LOCK is 503).
+	LockTimeout       time.Duration
+	MaxLockOwner      int
+	LocksPerPrincipal int
+	LocksTotal        int
+
 	// Store opens a data server's BlobStore for fsck; nil means
 	// diskserver/remote over the server's URL.
 	Store func(shoal.Server) shoal.BlobStore
@@ -87,7 +96,7 @@ type Server struct {
 	keys      *sign.Keys
 	placement *placement
 	client    *fasthttp.Client // to data servers, for proxy mode
-	locks     *lockManager     // WebDAV class 2, in memory: per md process
+	lockCount lockCount        // md's view of whether any WebDAV lock exists
 	ops       atomic.Int32     // admin operations running
 
 	// base is the context of every catalog call. Never the
@@ -142,6 +151,18 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxXMLBody <= 0 {
 		opts.MaxXMLBody = DefaultMaxXMLBody
 	}
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = DefaultLockTimeout
+	}
+	if opts.MaxLockOwner <= 0 {
+		opts.MaxLockOwner = DefaultMaxLockOwner
+	}
+	if opts.LocksPerPrincipal <= 0 {
+		opts.LocksPerPrincipal = DefaultLocksPerPrincipal
+	}
+	if opts.LocksTotal <= 0 {
+		opts.LocksTotal = DefaultLocksTotal
+	}
 	s := &Server{
 		opts:      opts,
 		cat:       opts.Catalog,
@@ -156,7 +177,6 @@ func New(opts Options) (*Server, error) {
 			WriteTimeout:             5 * time.Minute,
 			DisablePathNormalizing:   true,
 		},
-		locks: newLockManager(),
 		stop:  make(chan struct{}),
 	}
 	if s.opts.Store == nil {
@@ -182,6 +202,7 @@ func (s *Server) expireLoop() {
 		case now := <-t.C:
 			ctx, cancel := context.WithTimeout(context.Background(), s.opts.URLTTL)
 			s.cat.ExpireUploads(ctx, now) // errors: retried next tick
+			s.cat.ExpireLocks(ctx, now)
 			cancel()
 		}
 	}

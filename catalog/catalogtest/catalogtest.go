@@ -47,6 +47,9 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"ConcurrentFinishUpload", testConcurrentFinish},
 		{"Pools", testPools},
 		{"ReplaceReplica", testReplaceReplica},
+		{"Locks", testLocks},
+		{"LockLimits", testLockLimits},
+		{"ConcurrentLocks", testConcurrentLocks},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
