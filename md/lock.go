@@ -126,4 +126,3 @@ func (s *Server) lockActive(token, path string) bool {
 	}
 	return false
 }
-

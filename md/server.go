@@ -177,7 +177,7 @@ func New(opts Options) (*Server, error) {
 			WriteTimeout:             5 * time.Minute,
 			DisablePathNormalizing:   true,
 		},
-		stop:  make(chan struct{}),
+		stop: make(chan struct{}),
 	}
 	if s.opts.Store == nil {
 		s.opts.Store = func(srv shoal.Server) shoal.BlobStore { return remote.New(srv.URL, s.keys) }
