@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/ec"
 	"shoal/internal/objhttp"
 	"shoal/wire"
 )
@@ -37,7 +38,7 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 		fail(ctx, err)
 		return
 	}
-	store, err := s.storeFor(req.layout, shards)
+	store, err := ec.ForLayout(req.layout, s.opts.StripeSize, shards)
 	if err != nil {
 		fail(ctx, err)
 		return
@@ -59,7 +60,7 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 // servePut encodes the body onto the shard servers and, with an upload id,
 // commits one replica per shard to md and relays md's answer; a failed
 // commit removes the shards.
-func (s *Server) servePut(ctx *fasthttp.RequestCtx, store layoutStore, id string, req request) {
+func (s *Server) servePut(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id string, req request) {
 	const op = "gw.PUT"
 	if req.upload != "" && s.md == nil {
 		fail(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no md to commit to"))
@@ -107,14 +108,8 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, store layoutStore, id string
 // serveGet answers GET and HEAD: the whole object, one range (206) or
 // several (206 multipart/byteranges, read part by part with ReadAt); a bad
 // Range is answered by objhttp.StartRead (400 malformed, 416 unsatisfiable).
-func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store layoutStore, id string) {
-	var obj shoal.Object
-	var err error
-	if ec, ok := store.(*Store); ok {
-		obj, err = ec.OpenAt(ctx, id, rangeStart(ctx))
-	} else {
-		obj, err = store.Open(ctx, id)
-	}
+func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id string) {
+	obj, err := store.OpenAt(ctx, id, rangeStart(ctx))
 	if err != nil {
 		fail(ctx, err)
 		return
@@ -138,12 +133,12 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store layoutStore, id string
 		ctx.Response.SkipBody = true
 		return
 	}
-	if o, ok := obj.(*object); ok && oneStripe(o, start, start+n) {
+	if ec.InOneStripe(obj, start, start+n) {
 		// Read before answering: a stripe that cannot be read is a clear
 		// 503, not a body cut after a 200.
 		body := make([]byte, n)
-		_, err := o.ReadAt(body, start)
-		o.Close()
+		_, err := obj.ReadAt(body, start)
+		obj.Close()
 		if err != nil && err != io.EOF {
 			fail(ctx, err)
 			return
@@ -151,8 +146,8 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store layoutStore, id string
 		ctx.Response.SetBodyRaw(body)
 		return
 	}
-	// Shard fetches overlap the transfer to the client (see bodyReader).
-	ctx.SetBodyStream(bodyReader(obj, start, start+n), int(n))
+	// Shard fetches overlap the transfer to the client (see ec.NewReader).
+	ctx.SetBodyStream(ec.NewReader(obj, start, start+n), int(n))
 }
 
 // rangeStart is where the request's first byte range starts ("bytes=N-…"),

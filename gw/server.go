@@ -31,7 +31,7 @@ type ServerOptions struct {
 	MDURL      string     // md's base URL; empty: no commits, heartbeats or server list
 	Keys       *sign.Keys // cluster secrets
 	Pool       string     // pool reported in heartbeats; empty: DefaultPool
-	StripeSize int        // user bytes per stripe for new files; 0: DefaultStripeSize
+	StripeSize int        // user bytes per stripe for new files; 0: ec.DefaultStripeSize
 	// Servers maps data-server ids to base URLs without asking md (tests,
 	// or a fixed deployment); md's list, when there is one, adds to it.
 	Servers           map[string]string

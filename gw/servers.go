@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"shoal"
+	"shoal/ec"
 	"shoal/wire"
 )
 
@@ -82,7 +83,7 @@ func (d *directory) stores(ids []string) ([]shoal.BlobStore, error) {
 	out := make([]shoal.BlobStore, len(ids))
 	for i, id := range ids {
 		if id == "" {
-			out[i] = Absent{}
+			out[i] = ec.Absent{}
 			continue
 		}
 		u, ok := d.lookup(id)

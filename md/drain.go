@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"shoal"
-	"shoal/gw"
+	"shoal/ec"
 )
 
 // DrainReport is what Drain did.
@@ -186,7 +186,7 @@ func (s *Server) moveOff(ctx context.Context, servers map[string]shoal.Server, e
 		return err
 	}
 	dst := s.storeOf(servers, target)
-	rr, err := gw.Repair(ctx, st, object, map[int]shoal.BlobStore{r.Shard: dst})
+	rr, err := ec.Repair(ctx, st, object, map[int]shoal.BlobStore{r.Shard: dst})
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"shoal"
-	"shoal/gw"
+	"shoal/ec"
 )
 
 // The operations (repair, drain, scrub) run inside md, in the admin
@@ -122,7 +122,7 @@ func (s *Server) pickTarget(servers map[string]shoal.Server, pool string, e *sho
 // fails at the first call, like a dead server).
 func (s *Server) storeOf(servers map[string]shoal.Server, id string) shoal.BlobStore {
 	if id == "" {
-		return gw.Absent{} // a shard a degraded write left out
+		return ec.Absent{} // a shard a degraded write left out
 	}
 	return s.opts.Store(servers[id])
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"shoal"
-	"shoal/gw"
+	"shoal/ec"
 )
 
 // RepairReport is what Repair found and did.
@@ -163,7 +163,7 @@ func (s *Server) replaceReplica(ctx context.Context, path string, old, nw shoal.
 }
 
 // ecStore is gw's Store over an EC file's shard servers, in shard order.
-func (s *Server) ecStore(servers map[string]shoal.Server, e *shoal.Entry, wrap func(shoal.BlobStore) shoal.BlobStore) (*gw.Store, []string, string, error) {
+func (s *Server) ecStore(servers map[string]shoal.Server, e *shoal.Entry, wrap func(shoal.BlobStore) shoal.BlobStore) (*ec.Store, []string, string, error) {
 	ids, object, err := shardServers(e)
 	if err != nil {
 		return nil, nil, "", err
@@ -175,7 +175,7 @@ func (s *Server) ecStore(servers map[string]shoal.Server, e *shoal.Entry, wrap f
 			stores[i] = wrap(stores[i])
 		}
 	}
-	st, err := gw.New(gw.Options{K: e.Layout.K, M: e.Layout.M, Shards: stores})
+	st, err := ec.New(ec.Options{K: e.Layout.K, M: e.Layout.M, Shards: stores})
 	return st, ids, object, err
 }
 
@@ -208,7 +208,7 @@ func (s *Server) repairEC(ctx context.Context, servers map[string]shoal.Server, 
 			p.Problem += ": " + sr.Err
 		}
 		probs[i] = p
-		if sv, known := servers[ids[i]]; sr.State == gw.ShardUnreachable || !known || !s.usable(sv, now) {
+		if sv, known := servers[ids[i]]; sr.State == ec.ShardUnreachable || !known || !s.usable(sv, now) {
 			if t := s.pickTarget(servers, poolOf(servers, e), e, avoid); t != "" {
 				avoid[t] = true
 				targets[i], targetID[i] = s.storeOf(servers, t), t
@@ -220,7 +220,7 @@ func (s *Server) repairEC(ctx context.Context, servers map[string]shoal.Server, 
 			Problem: fmt.Sprintf("lost %d stripes, %d inconsistent, sums ok %v", v.Lost, v.Inconsistent, v.SumsOK), Action: "none"})
 		return out, false
 	}
-	rr, err := gw.Repair(ctx, st, object, targets)
+	rr, err := ec.Repair(ctx, st, object, targets)
 	ok := err == nil
 	if rr != nil {
 		for _, rb := range rr.Rebuilt {

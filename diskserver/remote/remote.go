@@ -77,11 +77,17 @@ func (c *Client) do(ctx context.Context, req *fasthttp.Request, resp *fasthttp.R
 // statusErr turns a failed response into an error of the kind its status
 // says, with the server's reason.
 func statusErr(op, id string, resp *fasthttp.Response) error {
-	reason := strings.TrimSpace(string(resp.Body()))
+	return httpStatusErr(op, id, resp.StatusCode(), func(k string) string { return string(resp.Header.Peek(k)) }, resp.Body())
+}
+
+// httpStatusErr is statusErr for any client: the status, the response
+// headers (read with header) and the body.
+func httpStatusErr(op, id string, status int, header func(string) string, body []byte) error {
+	reason := strings.TrimSpace(string(body))
 	if reason == "" {
-		reason = strconv.Itoa(resp.StatusCode())
+		reason = strconv.Itoa(status)
 	}
-	kind := wire.KindForStatus(resp.StatusCode())
+	kind := wire.KindForStatus(status)
 	// Servers send shoal.Reason, which starts with the kind's name; the
 	// error adds it back, so drop it here.
 	reason = strings.TrimPrefix(reason, kind.String()+": ")

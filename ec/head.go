@@ -1,4 +1,4 @@
-package gw
+package ec
 
 import (
 	"context"
@@ -8,13 +8,13 @@ import (
 	"shoal"
 )
 
-// headSize is how much of a shard object opening it reads at once: the
+// HeadSize is how much of a shard object opening it reads at once: the
 // whole shard of a file of one default stripe (1 MiB at K=4, so every small
 // file), or the header and the first chunk of a larger one, which the
 // first stripe read then takes from memory. On a remote data server that is
 // one Range GET, which also tells the object's size: no HEAD, no separate
 // header and footer reads (shoal.HeadOpener).
-const headSize = DefaultStripeSize/4 + headerSize + crcSize + footerSize
+const HeadSize = DefaultStripeSize/4 + HeaderSize + CRCSize + FooterSize
 
 // headObject is a shard object whose first bytes are in memory. Reads
 // within them cost nothing; others go to rest (nil when head is the whole
@@ -33,7 +33,7 @@ func (h *headObject) Size() int64 { return h.size }
 
 func (h *headObject) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
-		return 0, shoal.Errorf("gw.ReadAt", shoal.KindInvalid, "negative offset")
+		return 0, shoal.Errorf("ec.ReadAt", shoal.KindInvalid, "negative offset")
 	}
 	if end := off + int64(len(p)); end <= int64(len(h.head)) || h.rest == nil {
 		if off >= int64(len(h.head)) {
@@ -68,23 +68,23 @@ func (h *headObject) Close() error {
 }
 
 // headFor is the head to read when opening shards for reads from user
-// offset off on: the whole headSize when it may hold the data asked for
-// (each shard's head holds at most headSize of its chunks, and user offset
+// offset off on: the whole HeadSize when it may hold the data asked for
+// (each shard's head holds at most HeadSize of its chunks, and user offset
 // off lies at shard offset off/K or beyond), else just the header, so a
 // small Range deep in a large file does not pull K heads it never uses.
 func (s *Store) headFor(off int64) int {
-	if off/int64(s.k) >= headSize {
-		return headerSize
+	if off/int64(s.k) >= HeadSize {
+		return HeaderSize
 	}
-	return headSize
+	return HeadSize
 }
 
-// openShard opens shard i of id with its first headLen (≤ headSize) bytes
+// openShard opens shard i of id with its first headLen (≤ HeadSize) bytes
 // read: in one request where the store can (shoal.HeadOpener: a remote
 // data server's Range GET, which also tells the size), else Open and one
 // read.
 func (s *Store) openShard(ctx context.Context, i int, id string, headLen int) (*headObject, error) {
-	buf := getChunkBuf(headSize)
+	buf := getChunkBuf(HeadSize)
 	var obj shoal.Object
 	var n int
 	var err error

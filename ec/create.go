@@ -1,4 +1,4 @@
-package gw
+package ec
 
 import (
 	"context"
@@ -55,7 +55,7 @@ type stripeBuf struct {
 // (KindExist if the object already exists); a failing reader gives the
 // reader's error and leaves no shard either.
 func (s *Store) CreateShards(ctx context.Context, id string, r io.Reader) (*Written, error) {
-	const op = "gw.Create"
+	const op = "ec.Create"
 	if !shoal.ValidObjectID(id) {
 		return nil, shoal.Errorf(op, shoal.KindInvalid, "bad object id %q", id)
 	}
@@ -67,7 +67,7 @@ func (s *Store) CreateShards(ctx context.Context, id string, r io.Reader) (*Writ
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	n := s.width()
-	slot := s.chunk + crcSize
+	slot := s.chunk + CRCSize
 
 	// Shard writers: each takes stripes from its channel and writes its
 	// chunk into the pipe its shard store's Create reads from.
@@ -162,15 +162,15 @@ func (s *Store) CreateShards(ctx context.Context, id string, r io.Reader) (*Writ
 
 // errShardFailed aborts a Create whose shard stores did not all take it;
 // the shard errors say why.
-var errShardFailed = errors.New("gw: a shard store failed")
+var errShardFailed = errors.New("ec: a shard store failed")
 
 // encodeStream reads r a stripe at a time, encodes it and hands it to the
 // shard writers. It returns the user size and sums, or the reason to abort
 // (the reader's error, the context's, or a shard failure).
 func (s *Store) encodeStream(ctx context.Context, r io.Reader, free chan *stripeBuf, feeds []chan *stripeBuf, failed *atomic.Bool) (int64, shoal.Sums, error) {
-	const op = "gw.Create"
+	const op = "ec.Create"
 	n := s.width()
-	slot := s.chunk + crcSize
+	slot := s.chunk + CRCSize
 	stripeData := int64(s.k) * s.chunk
 	ad, md := adler32.New(), md5.New()
 	var size int64
@@ -197,7 +197,7 @@ func (s *Store) encodeStream(ctx context.Context, r io.Reader, free chan *stripe
 			chunk = (int64(got) + int64(s.k) - 1) / int64(s.k)
 		}
 		for i := range n {
-			sb.shards[i] = sb.mem[int64(i)*slot : int64(i)*slot+chunk+crcSize]
+			sb.shards[i] = sb.mem[int64(i)*slot : int64(i)*slot+chunk+CRCSize]
 		}
 		scatter(sb.shards[:s.k], data[:got], chunk)
 		sum(ad, md, data[:got])

@@ -1,4 +1,4 @@
-package gw
+package ec
 
 import (
 	"context"
@@ -10,30 +10,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"shoal/storetest"
 )
-
-// genReader yields n deterministic bytes without holding them.
-type genReader struct {
-	n, off int64
-	state  uint64
-}
-
-func newGen(n int64) *genReader { return &genReader{n: n, state: 0x9e3779b97f4a7c15} }
-
-func (g *genReader) Read(p []byte) (int, error) {
-	if g.off >= g.n {
-		return 0, io.EOF
-	}
-	p = p[:min(int64(len(p)), g.n-g.off)]
-	for i := range p {
-		g.state ^= g.state << 13
-		g.state ^= g.state >> 7
-		g.state ^= g.state << 17
-		p[i] = byte(g.state)
-	}
-	g.off += int64(len(p))
-	return len(p), nil
-}
 
 // TestMemoryBounded streams 256 MiB through Create and back through
 // ReadAt and through the streamed GET reader, and checks that the heap stays far below the file size: memory
@@ -65,7 +44,7 @@ func TestMemoryBounded(t *testing.T) {
 		}
 	})
 	ad, md := adler32.New(), md5.New()
-	info, sums, err := s.Create(ctx, "b16", io.TeeReader(io.TeeReader(newGen(size), ad), md))
+	info, sums, err := s.Create(ctx, "b16", io.TeeReader(io.TeeReader(storetest.Gen(size), ad), md))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +66,7 @@ func TestMemoryBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := bodyReader(obj2, 0, obj2.Size())
+	body := NewReader(obj2, 0, obj2.Size())
 	if _, ok := body.(*stripeStream); !ok {
 		t.Fatalf("a %d MiB GET is read by %T, not streamed", size>>20, body)
 	}

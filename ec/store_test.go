@@ -1,4 +1,4 @@
-package gw
+package ec
 
 import (
 	"bytes"
@@ -43,6 +43,18 @@ func TestConformanceLocal(t *testing.T) {
 			storetest.Run(t, func(t *testing.T) shoal.BlobStore { return newLocal(t, c.k, c.m, c.stripe) })
 		})
 	}
+}
+
+// TestConformanceRemote: ec.Store over HTTP clients of real diskservers.
+func TestConformanceRemote(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) shoal.BlobStore {
+		c := startCluster(t, 3)
+		s, err := New(Options{K: 2, M: 1, StripeSize: 8192, Shards: c.Remotes()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
 }
 
 // sizes are the file sizes every layout test writes, for a given stripe.

@@ -1,4 +1,4 @@
-package gw
+package ec
 
 import (
 	"context"
@@ -60,7 +60,7 @@ func (p *probed) key() shardKey {
 // largest group; normally all) and marks the others corrupt. ok counts the
 // shards in that group.
 func (s *Store) probe(ctx context.Context, id string) (ps []probed, geo geometry, foot footer, ok int) {
-	return s.probeFirst(ctx, id, s.width(), headSize)
+	return s.probeFirst(ctx, id, s.width(), HeadSize)
 }
 
 // probeFirst is probe asking only the first n shards when all of them are
@@ -105,7 +105,7 @@ func (s *Store) probeFirst(ctx context.Context, id string, n, headLen int) (ps [
 		}
 		if ps[i].key() != best {
 			ps[i].State = ShardCorrupt
-			ps[i].Err = shoal.Errorf("gw.probe", shoal.KindCorrupt, "shard %d disagrees with the others on size or sums", i)
+			ps[i].Err = shoal.Errorf("ec.probe", shoal.KindCorrupt, "shard %d disagrees with the others on size or sums", i)
 			continue
 		}
 		ok++
@@ -114,7 +114,7 @@ func (s *Store) probeFirst(ctx context.Context, id string, n, headLen int) (ps [
 }
 
 // probeOne opens shard i, reading its first headLen bytes (at least the
-// header; see headSize), and checks its header and footer: one request for
+// header; see HeadSize), and checks its header and footer: one request for
 // a small shard, two for a large one.
 func (s *Store) probeOne(ctx context.Context, i int, id string, headLen int) probed {
 	h, err := s.openShard(ctx, i, id, headLen)
@@ -130,27 +130,27 @@ func (s *Store) probeOne(ctx context.Context, i int, id string, headLen int) pro
 		return p
 	}
 	size := h.Size()
-	if size < headerSize+footerSize {
-		return corrupt(shoal.Errorf("gw.probe", shoal.KindCorrupt, "shard %d: %d bytes, too short", i, size))
+	if size < HeaderSize+FooterSize {
+		return corrupt(shoal.Errorf("ec.probe", shoal.KindCorrupt, "shard %d: %d bytes, too short", i, size))
 	}
-	fb := make([]byte, footerSize)
-	if err := readFull(h, fb, size-footerSize); err != nil {
+	fb := make([]byte, FooterSize)
+	if err := readFull(h, fb, size-FooterSize); err != nil {
 		p.obj = nil
 		h.Close()
 		return probed{State: ShardUnreachable, Err: err, opened: true}
 	}
-	if p.hdr, err = parseHeader(h.head[:headerSize]); err != nil {
+	if p.hdr, err = parseHeader(h.head[:HeaderSize]); err != nil {
 		return corrupt(err)
 	}
 	if p.foot, err = parseFooter(fb); err != nil {
 		return corrupt(err)
 	}
 	if p.hdr.K != s.k || p.hdr.M != s.m || p.hdr.Index != i {
-		return corrupt(shoal.Errorf("gw.probe", shoal.KindCorrupt, "shard %d: header says ec:%d+%d shard %d", i, p.hdr.K, p.hdr.M, p.hdr.Index))
+		return corrupt(shoal.Errorf("ec.probe", shoal.KindCorrupt, "shard %d: header says ec:%d+%d shard %d", i, p.hdr.K, p.hdr.M, p.hdr.Index))
 	}
 	g := geometry{k: s.k, m: s.m, chunk: p.hdr.ChunkSize, size: p.foot.Size}
 	if g.shardSize() != size {
-		return corrupt(shoal.Errorf("gw.probe", shoal.KindCorrupt, "shard %d: %d bytes, want %d", i, size, g.shardSize()))
+		return corrupt(shoal.Errorf("ec.probe", shoal.KindCorrupt, "shard %d: %d bytes, want %d", i, size, g.shardSize()))
 	}
 	return p
 }

@@ -1,4 +1,4 @@
-package gw
+package ec
 
 import (
 	"bytes"
@@ -56,7 +56,7 @@ func (r *Report) Healthy() bool {
 // error is KindNotFound if no shard exists, KindUnavailable (with the
 // report) if fewer than K shards can be opened.
 func (s *Store) Verify(ctx context.Context, id string) (*Report, error) {
-	const op = "gw.Verify"
+	const op = "ec.Verify"
 	if !shoal.ValidObjectID(id) {
 		return nil, shoal.Errorf(op, shoal.KindInvalid, "bad object id %q", id)
 	}
@@ -87,7 +87,7 @@ func (s *Store) Verify(ctx context.Context, id string) (*Report, error) {
 			return rep, shoal.E(op, id, shoal.KindTimeout, err)
 		}
 		cl := geo.chunkLen(st)
-		slot := cl + crcSize
+		slot := cl + CRCSize
 		mem := make([]byte, int64(n)*slot)
 		chunks := make([][]byte, n)
 		var wg sync.WaitGroup

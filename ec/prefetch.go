@@ -1,4 +1,4 @@
-package gw
+package ec
 
 import (
 	"io"

@@ -1,4 +1,4 @@
-package gw
+package ec
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func claim(ctx context.Context, id string) (release func(), err error) {
 		select {
 		case <-busy:
 		case <-ctx.Done():
-			return nil, shoal.E("gw.Create", id, shoal.KindTimeout, ctx.Err())
+			return nil, shoal.E("ec.Create", id, shoal.KindTimeout, ctx.Err())
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package gw
+package ec
 
 import (
 	"context"
@@ -39,7 +39,7 @@ type SkippedShard struct {
 // is skipped. Fewer than K good chunks in any stripe is KindUnavailable and
 // nothing is written.
 func Repair(ctx context.Context, s *Store, id string, targets map[int]shoal.BlobStore) (*RepairReport, error) {
-	const op = "gw.Repair"
+	const op = "ec.Repair"
 	before, err := s.Verify(ctx, id)
 	if err != nil {
 		return &RepairReport{Before: before}, err
@@ -81,7 +81,7 @@ func Repair(ctx context.Context, s *Store, id string, targets map[int]shoal.Blob
 // rebuild reconstructs the shards in dsts stripe by stripe from the other
 // shards and streams each into its store.
 func (s *Store) rebuild(ctx context.Context, id string, dsts map[int]shoal.BlobStore) (map[int]ShardInfo, error) {
-	const op = "gw.Repair"
+	const op = "ec.Repair"
 	obj, err := s.Open(ctx, id)
 	if err != nil {
 		return nil, err
@@ -136,7 +136,7 @@ func (s *Store) rebuild(ctx context.Context, id string, dsts map[int]shoal.BlobS
 			}
 			for i, pw := range pipes {
 				c := chunks[i]
-				buf := c[:len(c)+crcSize]
+				buf := c[:len(c)+CRCSize]
 				binary.LittleEndian.PutUint32(buf[len(c):], crc32c(c))
 				if _, err := pw.Write(buf); err != nil {
 					return err

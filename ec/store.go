@@ -1,20 +1,4 @@
-// Package gw is shoal's erasure-coded gateway: Store makes K+M data
-// servers' BlobStores look like one BlobStore (Reed-Solomon, K data and M
-// parity shards per stripe, each chunk with its crc32c), and Server serves
-// it over the data-server protocol so md can redirect EC files to it.
-//
-// The contract with md: for a file of layout ec:K+M, md picks K+M distinct
-// data servers (servers[i] holds shard i), one object id and a gw, records
-// the upload (shoal.Upload{Servers, Object, Layout}) and redirects the PUT
-// to SignedURL(keys, gwURL, "PUT", object, upload, layout, servers, exp).
-// The gw writes shard i as that object id on servers[i] and commits
-// wire.CommitRequest with K+M replicas {Server: servers[i], Object, Shard:
-// i, Size and Sum (adler32) of the shard object}. A GET or HEAD goes to
-// SignedURL(…, "GET", object, "", entry layout, servers ordered by
-// Replica.Shard, exp). Shards are plain objects on their data servers, so
-// md's garbage queue deletes them there like any replica. gw learns data
-// server URLs from md's signed POST /.shoal/admin/servers.
-package gw
+package ec
 
 import (
 	"context"
@@ -66,7 +50,7 @@ var _ shoal.BlobStore = (*Store)(nil)
 
 // New checks opts and returns a Store.
 func New(opts Options) (*Store, error) {
-	const op = "gw.New"
+	const op = "ec.New"
 	if opts.K < 1 || opts.M < 1 || opts.K+opts.M > 256 {
 		return nil, shoal.Errorf(op, shoal.KindInvalid, "need K ≥ 1, M ≥ 1, K+M ≤ 256 (got %d+%d)", opts.K, opts.M)
 	}
@@ -106,7 +90,7 @@ func newEncoder(k, m int) (reedsolomon.Encoder, error) {
 	}
 	enc, err := reedsolomon.New(k, m, reedsolomon.WithMaxGoroutines(1))
 	if err != nil {
-		return nil, shoal.Errorf("gw.New", shoal.KindInvalid, "reedsolomon: %v", err)
+		return nil, shoal.Errorf("ec.New", shoal.KindInvalid, "reedsolomon: %v", err)
 	}
 	encoders.Store([2]int{k, m}, enc)
 	return enc, nil
@@ -136,7 +120,7 @@ func (s *Store) eachShard(fn func(i int) error) []error {
 // shards are fine. If some shard stores fail, the others are still removed
 // and the error (KindUnavailable) names the failed ones, for a retry.
 func (s *Store) Remove(ctx context.Context, id string) error {
-	const op = "gw.Remove"
+	const op = "ec.Remove"
 	if !shoal.ValidObjectID(id) {
 		return shoal.Errorf(op, shoal.KindInvalid, "bad object id %q", id)
 	}
@@ -172,7 +156,7 @@ func shardErrors(errs []error) string {
 // object is still on K others); an object whose footer no shard can give
 // is reported with Size -1 so fsck sees it.
 func (s *Store) Walk(ctx context.Context, fn func(shoal.ObjectInfo) error) error {
-	const op = "gw.Walk"
+	const op = "ec.Walk"
 	var mu sync.Mutex
 	where := map[string][]int{} // id → shard indices holding it
 	errs := s.eachShard(func(i int) error {
@@ -217,11 +201,11 @@ func (s *Store) readFooter(ctx context.Context, i int, id string) (footer, error
 		return footer{}, err
 	}
 	defer obj.Close()
-	if obj.Size() < headerSize+footerSize {
-		return footer{}, shoal.Errorf("gw.footer", shoal.KindCorrupt, "shard too short")
+	if obj.Size() < HeaderSize+FooterSize {
+		return footer{}, shoal.Errorf("ec.footer", shoal.KindCorrupt, "shard too short")
 	}
-	b := make([]byte, footerSize)
-	if _, err := obj.ReadAt(b, obj.Size()-footerSize); err != nil {
+	b := make([]byte, FooterSize)
+	if _, err := obj.ReadAt(b, obj.Size()-FooterSize); err != nil {
 		return footer{}, err
 	}
 	return parseFooter(b)
@@ -253,7 +237,7 @@ func (s *Store) Space(ctx context.Context) (shoal.Space, error) {
 		first = false
 	}
 	if failed > s.m {
-		return shoal.Space{}, shoal.Errorf("gw.Space", shoal.KindUnavailable, "%s", shardErrors(errs))
+		return shoal.Space{}, shoal.Errorf("ec.Space", shoal.KindUnavailable, "%s", shardErrors(errs))
 	}
 	out.Free *= int64(s.k)
 	out.Total *= int64(s.k)

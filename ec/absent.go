@@ -1,4 +1,4 @@
-package gw
+package ec
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func (Absent) Create(_ context.Context, id string, r io.Reader) (shoal.ObjectInf
 }
 
 func (Absent) Open(_ context.Context, id string) (shoal.Object, error) {
-	return nil, shoal.Errorf("gw.absent", shoal.KindNotFound, "%s: shard left out by a degraded write", id)
+	return nil, shoal.Errorf("ec.absent", shoal.KindNotFound, "%s: shard left out by a degraded write", id)
 }
 
 func (Absent) Remove(context.Context, string) error                     { return nil }

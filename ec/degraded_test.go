@@ -1,4 +1,4 @@
-package gw
+package ec
 
 import (
 	"bytes"
@@ -81,8 +81,8 @@ func TestCorruptLocal(t *testing.T) {
 	}
 	// Corrupt stripe 2 on data shard 1 and stripe 4 on data shard 3.
 	chunk := int64(stripe / 4)
-	flipBytes(t, shardFile(t, dirs[1], id), headerSize+2*(chunk+crcSize)+10, 3)
-	flipBytes(t, shardFile(t, dirs[3], id), headerSize+4*(chunk+crcSize)+chunk-1, 1)
+	flipBytes(t, shardFile(t, dirs[1], id), HeaderSize+2*(chunk+CRCSize)+10, 3)
+	flipBytes(t, shardFile(t, dirs[3], id), HeaderSize+4*(chunk+CRCSize)+chunk-1, 1)
 	got, err := readAll(t, s, id)
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("read with corrupt chunks: err %v, equal %v", err, bytes.Equal(got, data))

@@ -1,4 +1,4 @@
-package gw
+package ec
 
 import (
 	"context"
@@ -28,10 +28,11 @@ const streamDepth = 4
 // that stalls longer is treated as failed (its stripes are reconstructed).
 var streamStall = 30 * time.Second
 
-// bodyReader returns the reader serving bytes [off, end) of obj to an HTTP
-// client; closing it closes obj. Erasure-coded spans of two stripes or more
-// are streamed; anything else is read through the prefetcher.
-func bodyReader(obj shoal.Object, off, end int64) io.ReadCloser {
+// NewReader returns the reader serving bytes [off, end) of obj (opened
+// from a Store, a Mirror or any store) to a client; closing it closes obj.
+// Erasure-coded spans of two stripes or more are streamed; anything else
+// is read through the prefetcher.
+func NewReader(obj shoal.Object, off, end int64) io.ReadCloser {
 	o, ok := obj.(*object)
 	if !ok {
 		return newPrefetcher(obj, obj, off, end, 4<<20)
@@ -40,6 +41,15 @@ func bodyReader(obj shoal.Object, off, end int64) io.ReadCloser {
 		return newPrefetcher(obj, obj, off, end, int(readAhead*o.geo.stripeData()))
 	}
 	return o.stream(off, end)
+}
+
+// InOneStripe reports whether [off, end) of obj lies within one stripe of
+// an erasure-coded object: a span best read whole before answering, so
+// that a stripe that cannot be read is a clear error rather than a body
+// cut short.
+func InOneStripe(obj shoal.Object, off, end int64) bool {
+	o, ok := obj.(*object)
+	return ok && oneStripe(o, off, end)
 }
 
 // oneStripe reports whether [off, end) of o lies within one stripe.
@@ -101,7 +111,7 @@ func (o *object) stream(off, end int64) *stripeStream {
 	for i := range s.shards {
 		sh := shardStream{out: make(chan chunkRead, depth), free: make(chan []byte, depth+2)}
 		for range depth + 1 {
-			sh.free <- getChunkBuf(g.chunk + crcSize)
+			sh.free <- getChunkBuf(g.chunk + CRCSize)
 		}
 		s.shards[i] = sh
 		s.wg.Go(func() { s.pump(i, first, last) })
@@ -118,9 +128,9 @@ func (s *stripeStream) pump(i int, first, last int64) {
 	var body io.ReadCloser
 	var broken error
 	if s.o.down[i].Load() {
-		broken = shoal.Errorf("gw.stream", shoal.KindUnavailable, "shard down")
+		broken = shoal.Errorf("ec.stream", shoal.KindUnavailable, "shard down")
 	} else {
-		from, to := g.chunkOff(first), g.chunkOff(last)+g.chunkLen(last)+crcSize
+		from, to := g.chunkOff(first), g.chunkOff(last)+g.chunkLen(last)+CRCSize
 		ctx, cancel := context.WithCancel(s.ctx)
 		defer cancel()
 		stall := time.AfterFunc(streamStall, cancel)
@@ -138,11 +148,11 @@ func (s *stripeStream) pump(i int, first, last int64) {
 		case <-s.ctx.Done():
 			return
 		}
-		buf = buf[:g.chunkLen(st)+crcSize]
+		buf = buf[:g.chunkLen(st)+CRCSize]
 		err := broken
 		if err == nil {
 			if sum, rerr := readSummed(body, buf); rerr != nil {
-				broken = shoal.E("gw.stream", shoal.KindUnavailable, rerr)
+				broken = shoal.E("ec.stream", shoal.KindUnavailable, rerr)
 				err = broken
 				body.Close()
 			} else {
@@ -166,7 +176,7 @@ func (s *stripeStream) pump(i int, first, last int64) {
 // cost more than that (BenchmarkGet128MiBParallel, 1.31-1.44 against
 // 1.19-1.23 cpu-s/GiB).
 func readSummed(r io.Reader, buf []byte) (uint32, error) {
-	cl := len(buf) - crcSize
+	cl := len(buf) - CRCSize
 	var sum uint32
 	got := 0
 	for got < len(buf) {
@@ -206,7 +216,7 @@ func (r *stallReader) Close() error { return r.r.Close() }
 func (s *stripeStream) load(st int64) error {
 	g := s.o.geo
 	if st != s.next {
-		return shoal.Errorf("gw.stream", shoal.KindOther, "stripe %d asked, %d next", st, s.next)
+		return shoal.Errorf("ec.stream", shoal.KindOther, "stripe %d asked, %d next", st, s.next)
 	}
 	s.release()
 	s.next++
@@ -219,7 +229,7 @@ func (s *stripeStream) load(st int64) error {
 		select {
 		case r = <-s.shards[i].out:
 		case <-s.ctx.Done():
-			return shoal.E("gw.stream", shoal.KindUnavailable, s.ctx.Err())
+			return shoal.E("ec.stream", shoal.KindUnavailable, s.ctx.Err())
 		}
 		s.held[i] = r.buf
 		if r.err == nil {
@@ -238,10 +248,10 @@ func (s *stripeStream) load(st int64) error {
 		return nil
 	}
 	if s.parity == nil {
-		s.parity = make([]byte, int64(g.m)*(g.chunk+crcSize))
+		s.parity = make([]byte, int64(g.m)*(g.chunk+CRCSize))
 	}
 	for j := range g.m {
-		s.chunks[g.k+j] = s.parity[int64(j)*(g.chunk+crcSize):][:0]
+		s.chunks[g.k+j] = s.parity[int64(j)*(g.chunk+CRCSize):][:0]
 	}
 	if err := s.o.fill(st, s.chunks, s.tried, s.bad); err != nil {
 		return err

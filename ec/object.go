@@ -1,4 +1,4 @@
-package gw
+package ec
 
 import (
 	"context"
@@ -45,7 +45,7 @@ var _ shoal.Object = (*object)(nil)
 // Open implements shoal.BlobStore. KindNotFound if no shard exists;
 // KindUnavailable if fewer than K shards are usable. Only the K data
 // shards are opened while they are good: each costs one request for a
-// small file (see headSize), and parity is opened when a read needs it.
+// small file (see HeadSize), and parity is opened when a read needs it.
 func (s *Store) Open(ctx context.Context, id string) (shoal.Object, error) {
 	return s.OpenAt(ctx, id, 0)
 }
@@ -54,7 +54,7 @@ func (s *Store) Open(ctx context.Context, id string) (shoal.Object, error) {
 // far into a large file it reads only each shard's header at open, not
 // the head that would hold the first stripe.
 func (s *Store) OpenAt(ctx context.Context, id string, off int64) (shoal.Object, error) {
-	const op = "gw.Open"
+	const op = "ec.Open"
 	if !shoal.ValidObjectID(id) {
 		return nil, shoal.Errorf(op, shoal.KindInvalid, "bad object id %q", id)
 	}
@@ -106,11 +106,11 @@ func (o *object) openLater(i int) error {
 	o.pending[i] = false
 	if o.closed.Load() {
 		o.down[i].Store(true)
-		return shoal.Errorf("gw.read", shoal.KindUnavailable, "object closed")
+		return shoal.Errorf("ec.read", shoal.KindUnavailable, "object closed")
 	}
 	p := o.s.probeOne(context.Background(), i, o.id, o.headLen)
 	if p.State == ShardOK && p.key() != o.key {
-		p.State, p.Err = ShardCorrupt, shoal.Errorf("gw.probe", shoal.KindCorrupt, "shard %d disagrees with the others on size or sums", i)
+		p.State, p.Err = ShardCorrupt, shoal.Errorf("ec.probe", shoal.KindCorrupt, "shard %d disagrees with the others on size or sums", i)
 	}
 	if p.State != ShardOK {
 		if p.obj != nil {
@@ -144,7 +144,7 @@ func (o *object) Close() error {
 // [off, off+len(p)), up to readAhead of them at once.
 func (o *object) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
-		return 0, shoal.Errorf("gw.ReadAt", shoal.KindInvalid, "negative offset")
+		return 0, shoal.Errorf("ec.ReadAt", shoal.KindInvalid, "negative offset")
 	}
 	if off >= o.geo.size {
 		if len(p) == 0 {
@@ -222,7 +222,7 @@ func (o *object) partial(st int64, dst []byte, lo int64) bool {
 	if c1-c0+1 >= int64(o.geo.k) {
 		return false
 	}
-	buf := getChunkBuf(cl + crcSize)
+	buf := getChunkBuf(cl + CRCSize)
 	defer putChunkBuf(buf)
 	for c := c0; c <= c1; c++ {
 		if o.down[c].Load() || o.readChunk(int(c), st, buf) != nil {
@@ -270,7 +270,7 @@ func (o *object) stripe(st int64) ([][]byte, *[]byte, error) {
 	if o.geo.chunkLen(st) == o.geo.chunk {
 		mem, _ = o.bufs.Get().(*[]byte)
 		if mem == nil {
-			b := make([]byte, int64(k+o.geo.m)*(o.geo.chunk+crcSize))
+			b := make([]byte, int64(k+o.geo.m)*(o.geo.chunk+CRCSize))
 			mem = &b
 		}
 	}
@@ -290,7 +290,7 @@ func (o *object) reconstruct(st int64, chunks [][]byte) error {
 	for i := range o.geo.k {
 		if len(chunks[i]) == 0 {
 			if err := o.s.enc.ReconstructData(chunks); err != nil {
-				return shoal.Errorf("gw.ReadAt", shoal.KindUnavailable, "%s stripe %d: reconstruct: %v", o.id, st, err)
+				return shoal.Errorf("ec.ReadAt", shoal.KindUnavailable, "%s stripe %d: reconstruct: %v", o.id, st, err)
 			}
 			break
 		}
@@ -303,7 +303,7 @@ func (o *object) reconstruct(st int64, chunks [][]byte) error {
 // for a reconstruction to fill. buf, if not nil, is the memory to use.
 func (o *object) gather(st int64, buf *[]byte) ([][]byte, error) {
 	n := o.geo.k + o.geo.m
-	slot := o.geo.chunkLen(st) + crcSize
+	slot := o.geo.chunkLen(st) + CRCSize
 	var mem []byte
 	if buf != nil && int64(len(*buf)) >= int64(n)*slot {
 		mem = *buf
@@ -328,7 +328,7 @@ func (o *object) gather(st int64, buf *[]byte) ([][]byte, error) {
 func (o *object) fill(st int64, chunks [][]byte, tried []bool, bad []error) error {
 	k, n := o.geo.k, o.geo.k+o.geo.m
 	cl := o.geo.chunkLen(st)
-	slot := cl + crcSize
+	slot := cl + CRCSize
 	good := 0
 	for i := range n {
 		if len(chunks[i]) > 0 {
@@ -347,10 +347,10 @@ func (o *object) fill(st int64, chunks [][]byte, tried []bool, bad []error) erro
 		if len(ask) == 0 {
 			for i := range n {
 				if bad[i] == nil && len(chunks[i]) == 0 {
-					bad[i] = shoal.Errorf("gw.read", shoal.KindUnavailable, "shard down")
+					bad[i] = shoal.Errorf("ec.read", shoal.KindUnavailable, "shard down")
 				}
 			}
-			return shoal.Errorf("gw.ReadAt", shoal.KindUnavailable, "%s stripe %d: %d of %d shards readable, need %d: %s", o.id, st, good, n, k, shardErrors(bad))
+			return shoal.Errorf("ec.ReadAt", shoal.KindUnavailable, "%s stripe %d: %d of %d shards readable, need %d: %s", o.id, st, good, n, k, shardErrors(bad))
 		}
 		var wg sync.WaitGroup
 		for _, i := range ask {
@@ -376,21 +376,21 @@ func (o *object) readChunk(i int, st int64, buf []byte) error {
 	}
 	if err := readFull(o.objs[i], buf, o.geo.chunkOff(st)); err != nil {
 		o.down[i].Store(true)
-		return shoal.E("gw.read", shoal.KindUnavailable, err)
+		return shoal.E("ec.read", shoal.KindUnavailable, err)
 	}
 	return checkChunk(buf, st)
 }
 
 // checkChunk verifies a chunk against the crc that follows it.
 func checkChunk(buf []byte, st int64) error {
-	return checkSum(buf, crc32c(buf[:len(buf)-crcSize]), st)
+	return checkSum(buf, crc32c(buf[:len(buf)-CRCSize]), st)
 }
 
 // checkSum verifies the crc32c sum of a chunk against the crc that follows
 // it in buf.
 func checkSum(buf []byte, sum uint32, st int64) error {
-	if sum != binary.LittleEndian.Uint32(buf[len(buf)-crcSize:]) {
-		return shoal.Errorf("gw.read", shoal.KindCorrupt, "stripe %d: chunk checksum mismatch", st)
+	if sum != binary.LittleEndian.Uint32(buf[len(buf)-CRCSize:]) {
+		return shoal.Errorf("ec.read", shoal.KindCorrupt, "stripe %d: chunk checksum mismatch", st)
 	}
 	return nil
 }

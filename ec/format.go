@@ -1,4 +1,4 @@
-package gw
+package ec
 
 import (
 	"encoding/binary"
@@ -20,9 +20,9 @@ import (
 // The footer carries the file size and the user file's sums; it is written
 // last, so a shard whose footer checks out was written to the end.
 const (
-	headerSize = 32
-	footerSize = 48
-	crcSize    = 4
+	HeaderSize = 32
+	FooterSize = 48
+	CRCSize    = 4
 
 	formatVersion = 1
 )
@@ -43,7 +43,7 @@ type header struct {
 }
 
 func (h header) marshal() []byte {
-	b := make([]byte, headerSize)
+	b := make([]byte, HeaderSize)
 	copy(b, headerMagic[:])
 	binary.LittleEndian.PutUint16(b[8:], formatVersion)
 	binary.LittleEndian.PutUint16(b[10:], uint16(h.K))
@@ -56,8 +56,8 @@ func (h header) marshal() []byte {
 }
 
 func parseHeader(b []byte) (header, error) {
-	const op = "gw.header"
-	if len(b) != headerSize || [8]byte(b[:8]) != headerMagic {
+	const op = "ec.header"
+	if len(b) != HeaderSize || [8]byte(b[:8]) != headerMagic {
 		return header{}, shoal.Errorf(op, shoal.KindCorrupt, "no shard header")
 	}
 	if crc32c(b[:28]) != binary.LittleEndian.Uint32(b[28:]) {
@@ -87,7 +87,7 @@ type footer struct {
 }
 
 func (f footer) marshal() []byte {
-	b := make([]byte, footerSize)
+	b := make([]byte, FooterSize)
 	binary.LittleEndian.PutUint64(b[0:], uint64(f.Size))
 	binary.LittleEndian.PutUint32(b[8:], f.Adler32)
 	copy(b[12:28], f.MD5[:])
@@ -98,8 +98,8 @@ func (f footer) marshal() []byte {
 }
 
 func parseFooter(b []byte) (footer, error) {
-	const op = "gw.footer"
-	if len(b) != footerSize || [8]byte(b[36:44]) != footerMagic {
+	const op = "ec.footer"
+	if len(b) != FooterSize || [8]byte(b[36:44]) != footerMagic {
 		return footer{}, shoal.Errorf(op, shoal.KindCorrupt, "no shard footer (incomplete shard?)")
 	}
 	if crc32c(b[:44]) != binary.LittleEndian.Uint32(b[44:]) {
@@ -148,13 +148,13 @@ func (g geometry) chunkLen(s int64) int64 {
 
 // chunkOff is where stripe s starts in every shard object; every stripe
 // before it is full.
-func (g geometry) chunkOff(s int64) int64 { return headerSize + s*(g.chunk+crcSize) }
+func (g geometry) chunkOff(s int64) int64 { return HeaderSize + s*(g.chunk+CRCSize) }
 
 // shardSize is the size of each shard object.
 func (g geometry) shardSize() int64 {
 	n := g.stripes()
 	if n == 0 {
-		return headerSize + footerSize
+		return HeaderSize + FooterSize
 	}
-	return g.chunkOff(n-1) + g.chunkLen(n-1) + crcSize + footerSize
+	return g.chunkOff(n-1) + g.chunkLen(n-1) + CRCSize + FooterSize
 }

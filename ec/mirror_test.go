@@ -1,4 +1,4 @@
-package gw
+package ec
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ func TestMirrorConformance(t *testing.T) {
 // copies gone.
 func TestMirrorCopiesAndFailure(t *testing.T) {
 	c := startCluster(t, 3)
-	m, err := NewMirror(c.remotes())
+	m, err := NewMirror(c.Remotes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestMirrorCopiesAndFailure(t *testing.T) {
 	if len(w.Shards) != 3 || w.Info.Size != int64(len(data)) {
 		t.Fatalf("written %+v", w)
 	}
-	for i, st := range c.remotes() {
+	for i, st := range c.Remotes() {
 		obj, err := st.Open(t.Context(), "ab01")
 		if err != nil {
 			t.Fatalf("copy %d: %v", i, err)
@@ -52,8 +52,8 @@ func TestMirrorCopiesAndFailure(t *testing.T) {
 			t.Errorf("copy %d differs", i)
 		}
 	}
-	c.disks[0].stop()
-	c.disks[1].stop()
+	c.Disks[0].Stop()
+	c.Disks[1].Stop()
 	obj, err := m.Open(t.Context(), "ab01")
 	if err != nil {
 		t.Fatalf("Open with 2 of 3 down: %v", err)
@@ -63,7 +63,7 @@ func TestMirrorCopiesAndFailure(t *testing.T) {
 	if !shoal.IsKind(err, shoal.KindInsufficient) {
 		t.Fatalf("Create with stores down: %v, want KindInsufficient", err)
 	}
-	if _, err := c.remotes()[2].Open(t.Context(), "ab02"); !shoal.IsKind(err, shoal.KindNotFound) {
+	if _, err := c.Remotes()[2].Open(t.Context(), "ab02"); !shoal.IsKind(err, shoal.KindNotFound) {
 		t.Errorf("a copy stayed after the failed Create: %v", err)
 	}
 }

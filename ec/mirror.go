@@ -1,4 +1,4 @@
-package gw
+package ec
 
 import (
 	"context"
@@ -26,11 +26,11 @@ var _ shoal.BlobStore = (*Mirror)(nil)
 // NewMirror returns a Mirror over stores (at least one, none nil).
 func NewMirror(stores []shoal.BlobStore) (*Mirror, error) {
 	if len(stores) == 0 || len(stores) > 16 {
-		return nil, shoal.Errorf("gw.NewMirror", shoal.KindInvalid, "replica:N needs 1..16 stores, got %d", len(stores))
+		return nil, shoal.Errorf("ec.NewMirror", shoal.KindInvalid, "replica:N needs 1..16 stores, got %d", len(stores))
 	}
 	for i, s := range stores {
 		if s == nil {
-			return nil, shoal.Errorf("gw.NewMirror", shoal.KindInvalid, "store %d is nil", i)
+			return nil, shoal.Errorf("ec.NewMirror", shoal.KindInvalid, "store %d is nil", i)
 		}
 	}
 	return &Mirror{stores: stores}, nil
@@ -65,7 +65,7 @@ func (m *Mirror) Create(ctx context.Context, id string, r io.Reader) (shoal.Obje
 // durable, with one ShardInfo per copy (Index = store index). A failing
 // store or reader removes the copies already made.
 func (m *Mirror) CreateShards(ctx context.Context, id string, r io.Reader) (*Written, error) {
-	const op = "gw.Mirror.Create"
+	const op = "ec.Mirror.Create"
 	if !shoal.ValidObjectID(id) {
 		return nil, shoal.Errorf(op, shoal.KindInvalid, "bad object id %q", id)
 	}
@@ -159,7 +159,7 @@ func errOrEOF(err error) error {
 // Open implements shoal.BlobStore: the first copy that opens.
 func (m *Mirror) Open(ctx context.Context, id string) (shoal.Object, error) {
 	if !shoal.ValidObjectID(id) {
-		return nil, shoal.Errorf("gw.Mirror.Open", shoal.KindInvalid, "bad object id %q", id)
+		return nil, shoal.Errorf("ec.Mirror.Open", shoal.KindInvalid, "bad object id %q", id)
 	}
 	var first error
 	for _, s := range m.stores {
@@ -174,10 +174,15 @@ func (m *Mirror) Open(ctx context.Context, id string) (shoal.Object, error) {
 	return nil, first
 }
 
+// OpenAt is Open: a copy is read where the range asks.
+func (m *Mirror) OpenAt(ctx context.Context, id string, _ int64) (shoal.Object, error) {
+	return m.Open(ctx, id)
+}
+
 // Remove implements shoal.BlobStore.
 func (m *Mirror) Remove(ctx context.Context, id string) error {
 	if !shoal.ValidObjectID(id) {
-		return shoal.Errorf("gw.Mirror.Remove", shoal.KindInvalid, "bad object id %q", id)
+		return shoal.Errorf("ec.Mirror.Remove", shoal.KindInvalid, "bad object id %q", id)
 	}
 	errs := m.each(func(i int) error {
 		if err := m.stores[i].Remove(ctx, id); err != nil && !shoal.IsKind(err, shoal.KindNotFound) {
@@ -186,7 +191,7 @@ func (m *Mirror) Remove(ctx context.Context, id string) error {
 		return nil
 	})
 	if msg := shardErrors(errs); msg != "" {
-		return shoal.Errorf("gw.Mirror.Remove", shoal.KindUnavailable, "%s: some copies not removed: %s", id, msg)
+		return shoal.Errorf("ec.Mirror.Remove", shoal.KindUnavailable, "%s: some copies not removed: %s", id, msg)
 	}
 	return nil
 }
@@ -211,7 +216,7 @@ func (m *Mirror) Walk(ctx context.Context, fn func(shoal.ObjectInfo) error) erro
 		}
 	}
 	if failed == len(errs) {
-		return shoal.Errorf("gw.Mirror.Walk", shoal.KindUnavailable, "%s", shardErrors(errs))
+		return shoal.Errorf("ec.Mirror.Walk", shoal.KindUnavailable, "%s", shardErrors(errs))
 	}
 	for _, oi := range seen {
 		if err := fn(oi); err != nil {
@@ -230,7 +235,7 @@ func (m *Mirror) Space(ctx context.Context) (shoal.Space, error) {
 		return err
 	})
 	if msg := shardErrors(errs); msg != "" {
-		return shoal.Space{}, shoal.Errorf("gw.Mirror.Space", shoal.KindUnavailable, "%s", msg)
+		return shoal.Space{}, shoal.Errorf("ec.Mirror.Space", shoal.KindUnavailable, "%s", msg)
 	}
 	out := spaces[0]
 	for _, sp := range spaces[1:] {
