@@ -51,7 +51,7 @@ func (s *Server) serveObjectList(ctx *fasthttp.RequestCtx) {
 	writeJSON(ctx, list)
 }
 
-// serveSpace answers PathSpace with the store's shoal.Space.
+// serveSpace answers wire.PathSpace with the store's shoal.Space.
 func (s *Server) serveSpace(ctx *fasthttp.RequestCtx) {
 	if err := s.verifyCall(ctx); err != nil {
 		fail(ctx, err)

@@ -14,13 +14,6 @@ import (
 	"shoal/wire"
 )
 
-// Response headers a raw PUT answers with (see objhttp): the stored
-// object's size and checksums.
-const (
-	HeaderDigest = objhttp.HeaderDigest
-	HeaderSize   = objhttp.HeaderSize
-)
-
 // serveObject handles PUT, GET, HEAD and DELETE on /obj/<id>.
 func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 	const op = "diskserver"
@@ -30,7 +23,7 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 	}
 	get := objhttp.QueryGetter(ctx)
 	upload := get(sign.ParamUpload)
-	if err := objhttp.Verify(s.opts.Keys, op+".verify", method, id, upload, get, time.Now()); err != nil {
+	if err := s.opts.Keys.VerifyQuery(method, id, upload, get, time.Now()); err != nil {
 		fail(ctx, err)
 		return
 	}

@@ -35,10 +35,6 @@ const (
 	GarbageBatch = 1000
 )
 
-// PathSpace is the data server's internal endpoint reporting shoal.Space
-// (POST, signed like wire calls, empty body → JSON shoal.Space).
-const PathSpace = "/.shoal/space"
-
 // serverIDFile holds the persisted server id in the first data directory.
 const serverIDFile = "server-id"
 
@@ -209,7 +205,7 @@ func (s *Server) Handler() fasthttp.RequestHandler {
 			s.serveObject(ctx, string(path[len("/obj/"):]))
 		case string(path) == wire.PathObjects:
 			s.serveObjectList(ctx)
-		case string(path) == PathSpace:
+		case string(path) == wire.PathSpace:
 			s.serveSpace(ctx)
 		default:
 			fail(ctx, shoal.Errorf("diskserver", shoal.KindNotFound, "no such endpoint"))

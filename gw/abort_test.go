@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"shoal/storetest"
+	"shoal/wire"
 )
 
 // TestPutClientDies: a client that sends part of a PUT body and hangs up
@@ -17,7 +18,7 @@ func TestPutClientDies(t *testing.T) {
 	c := startCluster(t, 6)
 	_, gwURL := gateway(t, c, 64<<10)
 	id := "dead01"
-	raw := SignedURL(c.Keys, gwURL, "PUT", id, "", ec42, c.IDs(), time.Now().Add(time.Minute))
+	raw := wire.GatewayURL(c.Keys, gwURL, "PUT", id, "", ec42, c.IDs(), time.Now().Add(time.Minute))
 	u, _ := url.Parse(raw)
 	conn, err := net.Dial("tcp", u.Host)
 	if err != nil {
@@ -67,7 +68,7 @@ func TestPutClientDies(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	// Nothing to read, and the id can be written again.
-	if st, _, _ := httpDo(t, "GET", SignedURL(c.Keys, gwURL, "GET", id, "", ec42, c.IDs(), time.Now().Add(time.Minute)), nil, nil); st != 404 {
+	if st, _, _ := httpDo(t, "GET", wire.GatewayURL(c.Keys, gwURL, "GET", id, "", ec42, c.IDs(), time.Now().Add(time.Minute)), nil, nil); st != 404 {
 		t.Errorf("GET after aborted PUT: %d, want 404", st)
 	}
 	data := storetest.Data(8, 100_000)

@@ -7,6 +7,7 @@ import (
 
 	"shoal"
 	"shoal/storetest"
+	"shoal/wire"
 )
 
 // TestDegradedURL: a URL that leaves out ec:4+2's last shard (an empty
@@ -19,7 +20,7 @@ func TestDegradedURL(t *testing.T) {
 	_, gwURL := gateway(t, c, stripe)
 	ids := append(c.IDs(), "")
 	url := func(method, id string, layout shoal.Layout, servers []string) string {
-		return SignedURL(c.Keys, gwURL, method, id, "", layout, servers, time.Now().Add(time.Minute))
+		return wire.GatewayURL(c.Keys, gwURL, method, id, "", layout, servers, time.Now().Add(time.Minute))
 	}
 	data := storetest.Data(7, 5*stripe+123)
 	if st, _, body := httpDo(t, "PUT", url("PUT", "d1", ec42, ids), bytes.NewReader(data), nil); st != 201 {

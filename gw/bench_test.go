@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"shoal/storetest"
+	"shoal/wire"
 )
 
 // BenchmarkGet128MiB: GET of a 128 MiB file over loopback HTTP, ec:4+2
@@ -27,9 +28,9 @@ func BenchmarkGet128MiB(b *testing.B) {
 		}
 	}
 	exp := time.Now().Add(time.Hour)
-	benchPut(b, SignedURL(c.Keys, gwURL, "PUT", id, "", ec42, c.IDs(), exp), size)
+	benchPut(b, wire.GatewayURL(c.Keys, gwURL, "PUT", id, "", ec42, c.IDs(), exp), size)
 	benchPut(b, c.Keys.URL(c.Disks[0].URL(), "PUT", "c128", "", exp), size)
-	b.Run("ec:4+2", func(b *testing.B) { get(b, SignedURL(c.Keys, gwURL, "GET", id, "", ec42, c.IDs(), exp)) })
+	b.Run("ec:4+2", func(b *testing.B) { get(b, wire.GatewayURL(c.Keys, gwURL, "GET", id, "", ec42, c.IDs(), exp)) })
 	b.Run("replica:1", func(b *testing.B) { get(b, c.Keys.URL(c.Disks[0].URL(), "GET", "c128", "", exp)) })
 }
 

@@ -24,8 +24,8 @@ import (
 	"shoal/wire"
 )
 
-// This test lives in package gw_test so that md may import gw (for
-// SignedURL) without an import cycle.
+// This test lives in package gw_test: it runs md, which gw must not
+// import, with a gw and data servers.
 
 var ec42 = shoal.Layout{Kind: shoal.LayoutEC, K: 4, M: 2}
 
@@ -117,7 +117,7 @@ func TestCommitThroughMD(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := storetest.Data(42, 300_001)
-	put := gw.SignedURL(keys, gwURL, "PUT", "e1", up.ID, ec42, ids, time.Now().Add(time.Minute))
+	put := wire.GatewayURL(keys, gwURL, "PUT", "e1", up.ID, ec42, ids, time.Now().Add(time.Minute))
 	if st, body := httpDo(t, "PUT", put, bytes.NewReader(data)); st != 201 {
 		t.Fatalf("PUT with upload: %d %s", st, body)
 	}
@@ -133,7 +133,7 @@ func TestCommitThroughMD(t *testing.T) {
 			t.Errorf("replica %+v", r)
 		}
 	}
-	get := gw.SignedURL(keys, gwURL, "GET", "e1", "", ec42, ids, time.Now().Add(time.Minute))
+	get := wire.GatewayURL(keys, gwURL, "GET", "e1", "", ec42, ids, time.Now().Add(time.Minute))
 	if st, got := httpDo(t, "GET", get, nil); st != 200 || !bytes.Equal(got, data) {
 		t.Fatalf("GET committed file: %d, equal %v", st, bytes.Equal(got, data))
 	}
@@ -151,7 +151,7 @@ func TestCommitThroughMD(t *testing.T) {
 	}
 
 	// An upload md does not know: md's refusal is relayed, no shard stays.
-	bad := gw.SignedURL(keys, gwURL, "PUT", "e2", "ffff", ec42, ids, time.Now().Add(time.Minute))
+	bad := wire.GatewayURL(keys, gwURL, "PUT", "e2", "ffff", ec42, ids, time.Now().Add(time.Minute))
 	st, body := httpDo(t, "PUT", bad, bytes.NewReader(data))
 	if st < 400 || st == 500 {
 		t.Errorf("PUT with unknown upload: %d %s, want md's 4xx", st, body)

@@ -15,30 +15,23 @@ import (
 	"shoal/wire"
 )
 
-// Response headers of a PUT, as diskserver sends them (see objhttp): the
-// stored size and the user file's checksums.
-const (
-	HeaderDigest = objhttp.HeaderDigest
-	HeaderSize   = objhttp.HeaderSize
-)
-
 // serveObject handles PUT, GET, HEAD and DELETE on /obj/<id>.
 func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 	method, ok := objhttp.Check(ctx, "gw", id)
 	if !ok {
 		return
 	}
-	req, err := verifyQuery(s.opts.Keys, method, id, objhttp.QueryGetter(ctx), time.Now())
+	req, err := wire.VerifyGatewayURL(s.opts.Keys, method, id, objhttp.QueryGetter(ctx), time.Now())
 	if err != nil {
 		fail(ctx, err)
 		return
 	}
-	shards, err := s.dir.stores(req.servers)
+	shards, err := s.dir.stores(req.Servers)
 	if err != nil {
 		fail(ctx, err)
 		return
 	}
-	store, err := ec.ForLayout(req.layout, s.opts.StripeSize, shards)
+	store, err := ec.ForLayout(req.Layout, s.opts.StripeSize, shards)
 	if err != nil {
 		fail(ctx, err)
 		return
@@ -60,9 +53,9 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 // servePut encodes the body onto the shard servers and, with an upload id,
 // commits one replica per shard to md and relays md's answer; a failed
 // commit removes the shards.
-func (s *Server) servePut(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id string, req request) {
+func (s *Server) servePut(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id string, req wire.GatewayRequest) {
 	const op = "gw.PUT"
-	if req.upload != "" && s.md == nil {
+	if req.Upload != "" && s.md == nil {
 		fail(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no md to commit to"))
 		return
 	}
@@ -77,26 +70,26 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id str
 		return
 	}
 	objhttp.SetSums(ctx, w.Info.Size, w.Sums)
-	if req.upload == "" {
+	if req.Upload == "" {
 		ctx.SetStatusCode(fasthttp.StatusCreated)
 		return
 	}
 	commit := wire.CommitRequest{
-		Upload:  req.upload,
+		Upload:  req.Upload,
 		Size:    w.Info.Size,
 		Adler32: wire.FormatAdler32(w.Sums.Adler32),
 		MD5:     hex.EncodeToString(w.Sums.MD5),
 		MTime:   w.Info.ModTime.UnixNano(),
 	}
 	for i, sh := range w.Shards {
-		if req.servers[i] == "" {
+		if req.Servers[i] == "" {
 			continue // left out by a degraded write: no row, so repair sees it missing
 		}
 		shard := i
-		if req.layout.Kind == shoal.LayoutReplica {
+		if req.Layout.Kind == shoal.LayoutReplica {
 			shard = 0 // full copies, not shards
 		}
-		commit.Replicas = append(commit.Replicas, wire.Replica{Server: req.servers[i], Object: id, Shard: shard, Size: sh.Size, Sum: sh.Adler32})
+		commit.Replicas = append(commit.Replicas, wire.Replica{Server: req.Servers[i], Object: id, Shard: shard, Size: sh.Size, Sum: sh.Adler32})
 	}
 	objhttp.Commit(ctx, s.md, op, id, commit, func() {
 		if err := store.Remove(ctx, id); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"shoal/ec"
 	"shoal/storetest"
+	"shoal/wire"
 )
 
 // TestEC42Servers is issue 6's test over HTTP: ec:4+2 on six real
@@ -26,7 +27,7 @@ func TestEC42Servers(t *testing.T) {
 	_, gwURL := gateway(t, c, stripe)
 	ids := c.IDs()
 	url := func(method, id string) string {
-		return SignedURL(c.Keys, gwURL, method, id, "", ec42, ids, time.Now().Add(time.Minute))
+		return wire.GatewayURL(c.Keys, gwURL, method, id, "", ec42, ids, time.Now().Add(time.Minute))
 	}
 	files := map[string][]byte{}
 	for i, n := range sizes(stripe) {
@@ -36,7 +37,7 @@ func TestEC42Servers(t *testing.T) {
 		if st != 201 {
 			t.Fatalf("PUT %d bytes: %d %s", n, st, body)
 		}
-		if got := h.Get(HeaderSize); got != fmt.Sprint(n) {
+		if got := h.Get(wire.HeaderSize); got != fmt.Sprint(n) {
 			t.Errorf("PUT %d bytes: size header %q", n, got)
 		}
 	}

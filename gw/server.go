@@ -43,7 +43,7 @@ type ServerOptions struct {
 
 // Server is the HTTP front of the gateway: a data server speaking
 // diskserver's object protocol, with the shard servers named in each
-// signed URL (see SignedURL).
+// signed URL (see wire.GatewayURL).
 type Server struct {
 	opts ServerOptions
 	dir  *directory

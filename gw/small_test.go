@@ -17,6 +17,7 @@ import (
 	"shoal/internal/objhttp"
 	"shoal/internal/testcluster"
 	"shoal/storetest"
+	"shoal/wire"
 )
 
 // counted is a cluster of six diskservers whose requests are counted per
@@ -71,7 +72,7 @@ func startCounted(tb testing.TB) *counted {
 }
 
 func (cc *counted) url(method, id string) string {
-	return SignedURL(cc.c.Keys, cc.gwURL, method, id, "", ec42, cc.c.IDs(), time.Now().Add(time.Hour))
+	return wire.GatewayURL(cc.c.Keys, cc.gwURL, method, id, "", ec42, cc.c.IDs(), time.Now().Add(time.Hour))
 }
 
 func (cc *counted) put(tb testing.TB, id string, data io.Reader, size int64) {

@@ -13,6 +13,7 @@ import (
 
 	"shoal/internal/testcluster"
 	"shoal/storetest"
+	"shoal/wire"
 )
 
 // cutProxy forwards TCP connections to a data server and cuts every
@@ -111,7 +112,7 @@ func newStreamFixture(t *testing.T, c *testcluster.Cluster, via map[string]strin
 }
 
 func (f *streamFixture) url(method string) string {
-	return SignedURL(f.c.Keys, f.gwURL, method, f.id, "", ec42, f.c.IDs(), time.Now().Add(time.Minute))
+	return wire.GatewayURL(f.c.Keys, f.gwURL, method, f.id, "", ec42, f.c.IDs(), time.Now().Add(time.Minute))
 }
 
 // get fetches the whole file, or [lo, hi] with hi ≥ 0, and checks it.

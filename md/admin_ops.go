@@ -7,44 +7,13 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/wire"
 )
-
-// Admin endpoints for pools and the operations (signed POSTs, JSON).
-const (
-	PathAdminPools   = "/.shoal/admin/pools"    // {} → []shoal.Pool
-	PathAdminPoolAdd = "/.shoal/admin/pool/add" // PoolAddRequest → 204
-	PathAdminPoolSet = "/.shoal/admin/pool/set" // PoolSetRequest → 204
-	PathAdminRepair  = "/.shoal/admin/repair"   // {} → RepairReport
-	PathAdminDrain   = "/.shoal/admin/drain"    // DrainRequest → DrainReport
-	PathAdminScrub   = "/.shoal/admin/scrub"    // ScrubRequest → ScrubReport
-)
-
-// PoolAddRequest creates a pool or changes its layout.
-type PoolAddRequest struct {
-	Name   string `json:"name"`
-	Layout string `json:"layout"` // replica:N or ec:K+M
-}
-
-// PoolSetRequest maps a directory to a pool.
-type PoolSetRequest struct {
-	Dir  string `json:"dir"`
-	Pool string `json:"pool"`
-}
-
-// DrainRequest names the server to drain.
-type DrainRequest struct {
-	Server string `json:"server"`
-}
-
-// ScrubRequest bounds the read rate (0: unbounded).
-type ScrubRequest struct {
-	RateMBps float64 `json:"rate_mb_per_s"`
-}
 
 // handleAdminOps serves the endpoints above; false if path is not one.
 func (s *Server) handleAdminOps(ctx *fasthttp.RequestCtx, path string, body []byte) bool {
 	switch path {
-	case PathAdminPools:
+	case wire.PathAdminPools:
 		ps, err := s.pools()
 		if err == nil {
 			var pools []shoal.Pool
@@ -54,8 +23,8 @@ func (s *Server) handleAdminOps(ctx *fasthttp.RequestCtx, path string, body []by
 			}
 		}
 		writeError(ctx, err)
-	case PathAdminPoolAdd:
-		var req PoolAddRequest
+	case wire.PathAdminPoolAdd:
+		var req wire.PoolAddRequest
 		err := decode(body, &req)
 		var l shoal.Layout
 		if err == nil {
@@ -69,26 +38,26 @@ func (s *Server) handleAdminOps(ctx *fasthttp.RequestCtx, path string, body []by
 			err = ps.PutPool(s.base, shoal.Pool{Name: req.Name, Layout: l})
 		}
 		s.noContent(ctx, err)
-	case PathAdminPoolSet:
-		var req PoolSetRequest
+	case wire.PathAdminPoolSet:
+		var req wire.PoolSetRequest
 		err := decode(body, &req)
 		if err == nil {
 			err = s.setDirPool(req.Dir, req.Pool)
 		}
 		s.noContent(ctx, err)
-	case PathAdminRepair:
+	case wire.PathAdminRepair:
 		tr := NewTracker("repair")
 		s.runOp(ctx, tr, func(c context.Context) (any, error) { return s.Repair(c, tr) })
-	case PathAdminDrain:
-		var req DrainRequest
+	case wire.PathAdminDrain:
+		var req wire.DrainRequest
 		if err := decode(body, &req); err != nil {
 			writeError(ctx, err)
 			return true
 		}
 		tr := NewTracker("drain")
 		s.runOp(ctx, tr, func(c context.Context) (any, error) { return s.Drain(c, req.Server, tr) })
-	case PathAdminScrub:
-		var req ScrubRequest
+	case wire.PathAdminScrub:
+		var req wire.ScrubRequest
 		if len(body) > 0 {
 			if err := decode(body, &req); err != nil {
 				writeError(ctx, err)

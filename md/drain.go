@@ -9,19 +9,8 @@ import (
 
 	"shoal"
 	"shoal/ec"
+	"shoal/wire"
 )
-
-// DrainReport is what Drain did.
-type DrainReport struct {
-	Server   string           `json:"server"`
-	Moved    int              `json:"moved"`    // replicas and shards moved off
-	Passes   int              `json:"passes"`   // walks over the server's replicas
-	Left     int              `json:"left"`     // replica rows still on it at the end
-	State    string           `json:"state"`    // retired when it holds nothing, else draining
-	Problems []ProblemReplica `json:"problems"` // moves that failed in the last pass and stay undone
-	Retried  int              `json:"retried"`  // moves that failed in a pass and were tried again in the next
-	Elapsed  string           `json:"elapsed"`
-}
 
 // drainIdle is the pause between passes while only uploads begun before
 // the drain are still pending on the server.
@@ -42,9 +31,9 @@ const drainSettle = 500 * time.Millisecond
 // and, once nothing is left (uploads begun before the drain included),
 // marks it retired. The server's garbage loop then empties its disks. tr
 // (may be nil) follows it pass by pass.
-func (s *Server) Drain(ctx context.Context, id string, tr *Tracker) (DrainReport, error) {
+func (s *Server) Drain(ctx context.Context, id string, tr *Tracker) (wire.DrainReport, error) {
 	start := time.Now()
-	rep := DrainReport{Server: id, Problems: []ProblemReplica{}, State: string(shoal.ServerDraining)}
+	rep := wire.DrainReport{Server: id, Problems: []wire.ProblemReplica{}, State: string(shoal.ServerDraining)}
 	servers, err := s.serverInfo(ctx)
 	if err != nil {
 		return rep, err
@@ -133,7 +122,7 @@ func (s *Server) Drain(ctx context.Context, id string, tr *Tracker) (DrainReport
 					continue
 				}
 				if err := s.moveOff(ctx, servers, e, r); err != nil {
-					rep.Problems = append(rep.Problems, ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Server: id,
+					rep.Problems = append(rep.Problems, wire.ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Server: id,
 						Object: r.Object, Shard: r.Shard, Problem: "move failed", Action: shoal.Reason(err)})
 					tr.Problem(1)
 					continue

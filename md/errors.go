@@ -4,6 +4,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/wire"
 )
 
 var (
@@ -27,6 +28,7 @@ func writeError(ctx *fasthttp.RequestCtx, err error) {
 		ctx.SetConnectionClose()
 	}
 	ctx.SetStatusCode(status)
+	ctx.Response.Header.Set(wire.HeaderKind, kind.String())
 	if status == fasthttp.StatusServiceUnavailable {
 		ctx.Response.Header.SetBytesKV(hdrRetryAfter, valFive)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"shoal"
 	"shoal/internal/httprange"
+	"shoal/wire"
 )
 
 var (
@@ -150,15 +151,14 @@ func (s *Server) getProxy(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 	}
 	status := resp.StatusCode()
 	if status != fasthttp.StatusOK && status != fasthttp.StatusPartialContent {
+		// The data server's error, relayed with its kind and reason.
 		body, _ := io.ReadAll(io.LimitReader(resp.BodyStream(), 4096))
-		ctx.SetStatusCode(status)
-		ctx.Response.Header.SetContentTypeBytes(ctTextPlain)
+		writeError(ctx, wire.ResponseError("GET", e.Path, status, func(k string) string { return string(resp.Header.Peek(k)) }, body))
 		if cr := resp.Header.PeekBytes(hdrContentRange); status == fasthttp.StatusRequestedRangeNotSatisfiable && len(cr) > 0 {
 			ctx.Response.Header.SetBytesKV(hdrContentRange, cr)
 		}
 		resp.CloseBodyStream()
 		fasthttp.ReleaseResponse(resp)
-		ctx.SetBody(body)
 		return
 	}
 	s.setEntryHeaders(ctx, e)

@@ -13,12 +13,6 @@ import (
 	"shoal/wire"
 )
 
-// Admin endpoints, signed like the wire API (used by `shoal admin`).
-const (
-	PathAdminFsck    = "/.shoal/admin/fsck"    // empty body → Report
-	PathAdminServers = "/.shoal/admin/servers" // empty body → []shoal.Server
-)
-
 const maxInternalBody = 4 << 20
 
 // handleInternal serves md's internal API: signed POSTs with JSON bodies.
@@ -49,9 +43,9 @@ func (s *Server) handleInternal(ctx *fasthttp.RequestCtx, path string) {
 		s.internalGarbage(ctx, body)
 	case wire.PathGarbageOK:
 		s.internalGarbageDone(ctx, body)
-	case PathAdminFsck:
+	case wire.PathAdminFsck:
 		s.adminFsck(ctx)
-	case PathAdminServers:
+	case wire.PathAdminServers:
 		s.adminServers(ctx)
 	default:
 		if !s.handleAdminOps(ctx, path, body) {

@@ -12,6 +12,7 @@ import (
 
 	"shoal"
 	"shoal/gw"
+	"shoal/wire"
 )
 
 // GatewayPool is the pool gws register in (their heartbeats say so): md
@@ -185,7 +186,7 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 	}
 	exp := now.Add(s.opts.URLTTL)
 	if gwSrv != nil {
-		return gw.SignedURL(s.keys, gwSrv.URL, fasthttp.MethodPut, u.Object, u.ID, u.Layout, ids, exp), nil
+		return wire.GatewayURL(s.keys, gwSrv.URL, fasthttp.MethodPut, u.Object, u.ID, u.Layout, ids, exp), nil
 	}
 	return s.keys.URL(servers[0].URL, fasthttp.MethodPut, u.Object, u.ID, exp), nil
 }
@@ -204,7 +205,7 @@ func (s *Server) readURLs(ctx context.Context, e *shoal.Entry) ([]string, error)
 		if err != nil {
 			return nil, err
 		}
-		return []string{gw.SignedURL(s.keys, g.URL, fasthttp.MethodGet, object, "", e.Layout, servers, exp)}, nil
+		return []string{wire.GatewayURL(s.keys, g.URL, fasthttp.MethodGet, object, "", e.Layout, servers, exp)}, nil
 	}
 	reps, err := s.placement.liveReplicas(ctx, e)
 	if err != nil {

@@ -16,18 +16,6 @@ import (
 // to reach every data server, and the admin command shows elapsed
 // progress and prints the summary md answers with.
 
-// ProblemReplica is one replica or shard an operation found bad, and
-// what was done about it.
-type ProblemReplica struct {
-	Path    string `json:"path"`
-	Layout  string `json:"layout"`
-	Server  string `json:"server"`
-	Object  string `json:"object"`
-	Shard   int    `json:"shard"`
-	Problem string `json:"problem"`          // missing, unreachable, corrupt, …
-	Action  string `json:"action,omitempty"` // what was done: "rebuilt on ds7", "moved to ds3", or why not
-}
-
 // opFiles lists the paths of every file with a replica or shard on a
 // non-retired data server (or on only, when not empty), sorted; tr counts
 // the replica rows read.

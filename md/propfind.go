@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/wire"
 )
 
 var finiteDepthBody = []byte(xmlHeader + "<D:error xmlns:D=\"DAV:\"><D:propfind-finite-depth/></D:error>\n")
@@ -59,7 +60,8 @@ func (s *Server) handlePropfind(ctx *fasthttp.RequestCtx) {
 		depth = 1
 	case len(d) == 0, equalFold(d, "infinity"):
 		ctx.SetConnectionClose()
-		ctx.SetStatusCode(fasthttp.StatusForbidden)
+		ctx.SetStatusCode(shoal.KindForbiddenDepth.Status())
+		ctx.Response.Header.Set(wire.HeaderKind, shoal.KindForbiddenDepth.String())
 		ctx.Response.Header.SetContentTypeBytes(ctXML)
 		ctx.SetBody(finiteDepthBody)
 		return

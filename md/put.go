@@ -13,6 +13,7 @@ import (
 
 	"shoal"
 	"shoal/internal/objhttp"
+	"shoal/wire"
 )
 
 var hdrIfNoneMatch = []byte("If-None-Match")
@@ -232,10 +233,16 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 		return
 	}
 	status := resp.StatusCode()
+	if status >= 300 {
+		// The data server's error (or md's, relayed by it), with its kind
+		// and reason.
+		writeError(ctx, wire.ResponseError("PUT", p.path, status, func(k string) string { return string(resp.Header.Peek(k)) }, resp.Body()))
+		return
+	}
 	ctx.SetStatusCode(status)
 	if etag := resp.Header.PeekBytes(hdrETag); len(etag) > 0 {
 		ctx.Response.Header.SetBytesKV(hdrETag, etag)
-	} else if status < 300 {
+	} else {
 		// The data server relays md's commit reply, which has no body (so
 		// no ETag) on 204: look the new version up.
 		if e, err := s.cat.Stat(s.base, p.path); err == nil {
@@ -243,13 +250,6 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 			buf.b = e.AppendETag(buf.b[:0])
 			ctx.Response.Header.SetBytesKV(hdrETag, buf.b)
 			putBuf(buf)
-		}
-	}
-	if status >= 300 {
-		ctx.Response.Header.SetContentTypeBytes(ctTextPlain)
-		ctx.SetBody(resp.Body())
-		if status == fasthttp.StatusServiceUnavailable {
-			ctx.Response.Header.SetBytesKV(hdrRetryAfter, valFive)
 		}
 	}
 }

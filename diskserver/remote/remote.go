@@ -15,7 +15,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
-	"shoal/diskserver"
 	"shoal/sign"
 	"shoal/wire"
 )
@@ -83,20 +82,8 @@ func statusErr(op, id string, resp *fasthttp.Response) error {
 // httpStatusErr is statusErr for any client: the status, the response
 // headers (read with header) and the body.
 func httpStatusErr(op, id string, status int, header func(string) string, body []byte) error {
-	reason := strings.TrimSpace(string(body))
-	if reason == "" {
-		reason = strconv.Itoa(status)
-	}
-	kind := wire.KindForStatus(status)
-	// Servers send shoal.Reason, which starts with the kind's name; the
-	// error adds it back, so drop it here.
-	reason = strings.TrimPrefix(reason, kind.String()+": ")
-	return &shoal.Error{Op: op, Path: id, Kind: kind, Err: remoteReason(reason)}
+	return wire.ResponseError(op, id, status, header, body)
 }
-
-type remoteReason string
-
-func (r remoteReason) Error() string { return string(r) }
 
 func transportErr(op, id string, err error) error {
 	return shoal.E(op, id, shoal.KindUnavailable, err)
@@ -154,13 +141,13 @@ func (c *Client) Create(ctx context.Context, id string, r io.Reader) (shoal.Obje
 	if resp.StatusCode() != fasthttp.StatusCreated {
 		return shoal.ObjectInfo{}, shoal.Sums{}, statusErr(op, id, resp)
 	}
-	sums, err := parseDigest(string(resp.Header.Peek(diskserver.HeaderDigest)))
+	sums, err := parseDigest(string(resp.Header.Peek(wire.HeaderDigest)))
 	if err != nil {
 		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, err)
 	}
-	size, err := strconv.ParseInt(string(resp.Header.Peek(diskserver.HeaderSize)), 10, 64)
+	size, err := strconv.ParseInt(string(resp.Header.Peek(wire.HeaderSize)), 10, 64)
 	if err != nil || size != body.n {
-		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.Errorf(op, shoal.KindCorrupt, "server stored %q bytes, %d sent", resp.Header.Peek(diskserver.HeaderSize), body.n)
+		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.Errorf(op, shoal.KindCorrupt, "server stored %q bytes, %d sent", resp.Header.Peek(wire.HeaderSize), body.n)
 	}
 	return shoal.ObjectInfo{ID: id, Size: size, ModTime: time.Now()}, sums, nil
 }
@@ -258,10 +245,10 @@ func (c *Client) Walk(ctx context.Context, fn func(shoal.ObjectInfo) error) erro
 	return nil
 }
 
-// Space implements shoal.BlobStore with the diskserver.PathSpace call.
+// Space implements shoal.BlobStore with the wire.PathSpace call.
 func (c *Client) Space(ctx context.Context) (shoal.Space, error) {
 	var sp shoal.Space
-	if _, err := c.wire.Call(diskserver.PathSpace, struct{}{}, &sp); err != nil {
+	if _, err := c.wire.Call(wire.PathSpace, struct{}{}, &sp); err != nil {
 		return shoal.Space{}, shoal.E("remote.Space", c.Base, err)
 	}
 	return sp, nil

@@ -8,13 +8,12 @@
 package objhttp
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"shoal"
-	"shoal/sign"
+	"shoal/wire"
 )
 
 // Allow lists the methods of /obj/<id>, sent with a 405.
@@ -28,7 +27,9 @@ func Fail(ctx *fasthttp.RequestCtx, err error) {
 	if closeConn {
 		ctx.SetConnectionClose()
 	}
-	ctx.SetStatusCode(shoal.KindOf(err).Status())
+	kind := shoal.KindOf(err)
+	ctx.SetStatusCode(kind.Status())
+	ctx.Response.Header.Set(wire.HeaderKind, kind.String())
 	ctx.SetContentType("text/plain; charset=utf-8")
 	ctx.SetBodyString(shoal.Reason(err) + "\n")
 }
@@ -51,28 +52,7 @@ func Check(ctx *fasthttp.RequestCtx, op, id string) (string, bool) {
 	return "", false
 }
 
-// Verify checks the signature of an object URL: the expiry, key id and
-// signature read with get (sign's query parameters) over method, object
-// and extra (what else the URL's signature covers: the upload id for
-// diskserver, upload, layout and servers for gw). A HEAD may use a URL
-// signed for GET: it is a GET without body. Missing or bad: KindPermission.
-func Verify(keys *sign.Keys, op, method, object, extra string, get func(string) string, now time.Time) error {
-	expS, kid, sig := get(sign.ParamExpiry), get(sign.ParamKeyID), get(sign.ParamSig)
-	if expS == "" || kid == "" || sig == "" {
-		return shoal.Errorf(op, shoal.KindPermission, "missing signature (exp, kid, sig)")
-	}
-	exp, err := strconv.ParseInt(expS, 10, 64)
-	if err != nil {
-		return shoal.Errorf(op, shoal.KindPermission, "bad expiry")
-	}
-	err = keys.Verify(method, object, exp, extra, kid, sig, now)
-	if err != nil && method == fasthttp.MethodHead && keys.Verify(fasthttp.MethodGet, object, exp, extra, kid, sig, now) == nil {
-		err = nil
-	}
-	return err
-}
-
-// QueryGetter reads ctx's query arguments, for Verify.
+// QueryGetter reads ctx's query arguments, for sign.Keys.VerifyQuery.
 func QueryGetter(ctx *fasthttp.RequestCtx) func(string) string {
 	args := ctx.QueryArgs()
 	return func(k string) string { return string(args.Peek(k)) }

@@ -3,7 +3,6 @@ package objhttp
 import (
 	"crypto/md5"
 	"encoding/base64"
-	"errors"
 	"io"
 	"strconv"
 
@@ -13,22 +12,14 @@ import (
 	"shoal/wire"
 )
 
-// Response headers a PUT answers with, so that gw, repair and remote
-// clients learn the stored object's size and checksums (RFC 3230 Digest:
-// adler32 in hex as WLCG does, md5 in base64).
-const (
-	HeaderDigest = "Digest"
-	HeaderSize   = "X-Shoal-Size"
-)
-
 // SetSums sets a PUT answer's Digest and X-Shoal-Size headers.
 func SetSums(ctx *fasthttp.RequestCtx, size int64, sums shoal.Sums) {
 	d := "adler32=" + wire.FormatAdler32(sums.Adler32)
 	if len(sums.MD5) == md5.Size {
 		d += ",md5=" + base64.StdEncoding.EncodeToString(sums.MD5)
 	}
-	ctx.Response.Header.Set(HeaderDigest, d)
-	ctx.Response.Header.Set(HeaderSize, strconv.FormatInt(size, 10))
+	ctx.Response.Header.Set(wire.HeaderDigest, d)
+	ctx.Response.Header.Set(wire.HeaderSize, strconv.FormatInt(size, 10))
 }
 
 // Body reads a PUT body and fails with KindInvalid if it ends before its
@@ -111,8 +102,8 @@ func DrainBody(ctx *fasthttp.RequestCtx) {
 
 // Commit sends a finished upload's commit to md and answers the PUT with
 // md's status and ETag. If md refuses or cannot be reached, undo removes
-// what was stored, and the client gets md's own answer (its status and
-// reason text, relayed as is) or 503.
+// what was stored, and the client gets md's own answer (its kind, so its
+// status, and its reason text) or 503.
 func Commit(ctx *fasthttp.RequestCtx, md *wire.Client, op, id string, req wire.CommitRequest, undo func()) {
 	var reply wire.CommitReply
 	status, err := md.Call(wire.PathCommit, req, &reply)
@@ -122,15 +113,7 @@ func Commit(ctx *fasthttp.RequestCtx, md *wire.Client, op, id string, req wire.C
 	if err != nil {
 		undo()
 		if status >= 400 {
-			reason := shoal.Reason(err)
-			var se *shoal.Error
-			if errors.As(err, &se) && se.Err != nil {
-				reason = se.Err.Error()
-			}
-			ctx.Response.Reset()
-			ctx.SetStatusCode(status)
-			ctx.SetContentType("text/plain; charset=utf-8")
-			ctx.SetBodyString(reason + "\n")
+			Fail(ctx, err) // md's answer: its kind (so status) and reason
 			return
 		}
 		Fail(ctx, shoal.E(op, id, shoal.KindUnavailable, err))
