@@ -30,6 +30,7 @@ const (
 	KindIsDir                      // a file operation on a directory (409)
 	KindNotDir                     // a directory operation on a file, or a file used as a parent (409)
 	KindTimeout                    // the client was too slow (408)
+	KindLocked                     // a WebDAV lock held by another client forbids it (423)
 )
 
 var kindNames = [...]string{
@@ -53,6 +54,7 @@ var kindNames = [...]string{
 	KindIsDir:          "is a directory",
 	KindNotDir:         "not a directory",
 	KindTimeout:        "timeout",
+	KindLocked:         "locked",
 }
 
 func (k Kind) String() string {
@@ -101,6 +103,8 @@ func (k Kind) Status() int {
 		return 415
 	case KindBadRange:
 		return 416
+	case KindLocked:
+		return 423
 	case KindUnavailable:
 		return 503
 	case KindInsufficient:

@@ -20,6 +20,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 	"shoal/internal/objhttp"
 	"shoal/sign"
 	"shoal/wire"
@@ -208,10 +209,7 @@ func (s *Server) Handler() fasthttp.RequestHandler {
 		case string(path) == wire.PathSpace:
 			s.serveSpace(ctx)
 		default:
-			fail(ctx, shoal.Errorf("diskserver", shoal.KindNotFound, "no such endpoint"))
+			httperr.Write(ctx, shoal.Errorf("diskserver", shoal.KindNotFound, "no such endpoint"))
 		}
 	}
 }
-
-// fail answers err's status with its short reason.
-func fail(ctx *fasthttp.RequestCtx, err error) { objhttp.Fail(ctx, err) }

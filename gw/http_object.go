@@ -11,6 +11,7 @@ import (
 
 	"shoal"
 	"shoal/ec"
+	"shoal/internal/httperr"
 	"shoal/internal/objhttp"
 	"shoal/wire"
 )
@@ -23,17 +24,17 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 	}
 	req, err := wire.VerifyGatewayURL(s.opts.Keys, method, id, objhttp.QueryGetter(ctx), time.Now())
 	if err != nil {
-		fail(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	shards, err := s.dir.stores(req.Servers)
 	if err != nil {
-		fail(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	store, err := ec.ForLayout(req.Layout, s.opts.StripeSize, shards)
 	if err != nil {
-		fail(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	switch method {
@@ -43,7 +44,7 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 		s.servePut(ctx, store, id, req)
 	case fasthttp.MethodDelete:
 		if err := store.Remove(ctx, id); err != nil {
-			fail(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
@@ -56,7 +57,7 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 func (s *Server) servePut(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id string, req wire.GatewayRequest) {
 	const op = "gw.PUT"
 	if req.Upload != "" && s.md == nil {
-		fail(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no md to commit to"))
+		httperr.Write(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no md to commit to"))
 		return
 	}
 	body, ok := objhttp.CheckSize(ctx, op, s.opts.MaxBodySize)
@@ -66,7 +67,7 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id str
 	w, err := store.CreateShards(ctx, id, body)
 	if err != nil {
 		ctx.SetConnectionClose() // the rest of the body, if any, is not read
-		fail(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	objhttp.SetSums(ctx, w.Info.Size, w.Sums)
@@ -104,7 +105,7 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id str
 func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id string) {
 	obj, err := store.OpenAt(ctx, id, rangeStart(ctx))
 	if err != nil {
-		fail(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	size := obj.Size()
@@ -133,7 +134,7 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id str
 		_, err := obj.ReadAt(body, start)
 		obj.Close()
 		if err != nil && err != io.EOF {
-			fail(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 		ctx.Response.SetBodyRaw(body)

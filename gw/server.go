@@ -11,6 +11,7 @@ import (
 
 	"shoal"
 	"shoal/diskserver/remote"
+	"shoal/internal/httperr"
 	"shoal/internal/objhttp"
 	"shoal/sign"
 	"shoal/wire"
@@ -147,12 +148,9 @@ func (s *Server) Handler() fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		path := string(ctx.Path())
 		if !strings.HasPrefix(path, "/obj/") {
-			fail(ctx, shoal.Errorf("gw", shoal.KindNotFound, "no such endpoint"))
+			httperr.Write(ctx, shoal.Errorf("gw", shoal.KindNotFound, "no such endpoint"))
 			return
 		}
 		s.serveObject(ctx, path[len("/obj/"):])
 	}
 }
-
-// fail answers err's status with its short reason.
-func fail(ctx *fasthttp.RequestCtx, err error) { objhttp.Fail(ctx, err) }

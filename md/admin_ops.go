@@ -7,6 +7,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 	"shoal/wire"
 )
 
@@ -22,7 +23,7 @@ func (s *Server) handleAdminOps(ctx *fasthttp.RequestCtx, path string, body []by
 				return true
 			}
 		}
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 	case wire.PathAdminPoolAdd:
 		var req wire.PoolAddRequest
 		err := decode(body, &req)
@@ -51,7 +52,7 @@ func (s *Server) handleAdminOps(ctx *fasthttp.RequestCtx, path string, body []by
 	case wire.PathAdminDrain:
 		var req wire.DrainRequest
 		if err := decode(body, &req); err != nil {
-			writeError(ctx, err)
+			httperr.Write(ctx, err)
 			return true
 		}
 		tr := NewTracker("drain")
@@ -60,7 +61,7 @@ func (s *Server) handleAdminOps(ctx *fasthttp.RequestCtx, path string, body []by
 		var req wire.ScrubRequest
 		if len(body) > 0 {
 			if err := decode(body, &req); err != nil {
-				writeError(ctx, err)
+				httperr.Write(ctx, err)
 				return true
 			}
 		}
@@ -95,7 +96,7 @@ func (s *Server) setDirPool(dir, pool string) error {
 
 func (s *Server) noContent(ctx *fasthttp.RequestCtx, err error) {
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
@@ -105,7 +106,7 @@ func (s *Server) noContent(ctx *fasthttp.RequestCtx, err error) {
 // error then travels in the report's status code only if nothing was done.
 func (s *Server) report(ctx *fasthttp.RequestCtx, rep any, err error) {
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	s.replyJSON(ctx, fasthttp.StatusOK, rep)

@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 	"shoal/sign"
 	"shoal/wire"
 )
@@ -25,13 +26,13 @@ func (s *Server) handleInternal(ctx *fasthttp.RequestCtx, path string) {
 	}
 	body, err := s.readInternalBody(ctx)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	h := &ctx.Request.Header
 	if err := wire.Verify(s.keys, fasthttp.MethodPost, path, body,
 		string(h.Peek(sign.HeaderKeyID)), string(h.Peek(sign.HeaderExpiry)), string(h.Peek(sign.HeaderSig))); err != nil {
-		writeError(ctx, shoal.E(op, shoal.KindPermission, err))
+		httperr.Write(ctx, shoal.E(op, shoal.KindPermission, err))
 		return
 	}
 	switch path {
@@ -84,7 +85,7 @@ func decode(body []byte, v any) error {
 func (s *Server) replyJSON(ctx *fasthttp.RequestCtx, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		writeError(ctx, shoal.E("internal", err))
+		httperr.Write(ctx, shoal.E("internal", err))
 		return
 	}
 	ctx.SetStatusCode(status)
@@ -98,12 +99,12 @@ func (s *Server) replyJSON(ctx *fasthttp.RequestCtx, status int, v any) {
 func (s *Server) internalCommit(ctx *fasthttp.RequestCtx, body []byte) {
 	var req wire.CommitRequest
 	if err := decode(body, &req); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	c, err := req.ToCommit()
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	now := time.Now()
@@ -112,7 +113,7 @@ func (s *Server) internalCommit(ctx *fasthttp.RequestCtx, body []byte) {
 	}
 	e, err := s.cat.FinishUpload(s.base, c, now.Add(s.opts.URLTTL))
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	status := fasthttp.StatusNoContent
@@ -129,7 +130,7 @@ func (s *Server) internalCommit(ctx *fasthttp.RequestCtx, body []byte) {
 func (s *Server) internalHeartbeat(ctx *fasthttp.RequestCtx, body []byte) {
 	var hb wire.Heartbeat
 	if err := decode(body, &hb); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if hb.ID == "" || hb.URL == "" {
@@ -144,7 +145,7 @@ func (s *Server) internalHeartbeat(ctx *fasthttp.RequestCtx, body []byte) {
 	err := s.cat.PutServer(s.base, &shoal.Server{ID: hb.ID, URL: hb.URL, Pool: hb.Pool, State: state,
 		Free: hb.Free, Total: hb.Total, LastSeen: time.Now()})
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	// A new server takes writes at once; one that moved (restarted on a new
@@ -159,7 +160,7 @@ func (s *Server) internalHeartbeat(ctx *fasthttp.RequestCtx, body []byte) {
 func (s *Server) internalGarbage(ctx *fasthttp.RequestCtx, body []byte) {
 	var req wire.GarbageRequest
 	if err := decode(body, &req); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if req.Limit <= 0 || req.Limit > 10000 {
@@ -167,7 +168,7 @@ func (s *Server) internalGarbage(ctx *fasthttp.RequestCtx, body []byte) {
 	}
 	items, err := s.cat.Garbage(s.base, req.Server, time.Now(), req.Limit)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	reply := wire.GarbageReply{Items: make([]wire.GarbageItem, 0, len(items))}
@@ -180,11 +181,11 @@ func (s *Server) internalGarbage(ctx *fasthttp.RequestCtx, body []byte) {
 func (s *Server) internalGarbageDone(ctx *fasthttp.RequestCtx, body []byte) {
 	var req wire.GarbageDone
 	if err := decode(body, &req); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if err := s.cat.DropGarbage(s.base, req.IDs); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
@@ -198,7 +199,7 @@ func (s *Server) adminFsck(ctx *fasthttp.RequestCtx) {
 func (s *Server) adminServers(ctx *fasthttp.RequestCtx) {
 	servers, err := s.cat.Servers(s.base)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	s.replyJSON(ctx, fasthttp.StatusOK, servers)

@@ -57,8 +57,7 @@ func (m *lockManager) empty() bool {
 	return len(m.locks) == 0
 }
 
-// create takes a new lock; KindLocked-like conflict is reported as
-// errLocked.
+// create takes a new lock; a conflicting lock is errLocked.
 func (m *lockManager) create(l *lock) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -179,5 +178,5 @@ func (m *lockManager) dropBelow(path string) {
 	}
 }
 
-// errLocked is 423 Locked, which has no shoal.Kind: handlers check for it.
-var errLocked = shoal.Errorf("lock", shoal.KindPermission, "resource is locked")
+// errLocked is the answer when a lock forbids a change: 423 Locked.
+var errLocked = shoal.Errorf("lock", shoal.KindLocked, "resource is locked")

@@ -12,6 +12,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 )
 
 var (
@@ -102,12 +103,12 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 	const op = "LOCK"
 	path, _, err := requestPath(ctx)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	body, err := s.readXMLBody(ctx, op)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	timeout := parseTimeout(ctx.Request.Header.PeekBytes(hdrTimeout))
@@ -128,7 +129,7 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 	}
 	l, err := parseLockinfo(body)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	l.root, l.timeout = path, timeout
@@ -143,7 +144,7 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 	if h := ctx.Request.Header.PeekBytes(hdrIf); len(h) > 0 {
 		lists, err := parseIf(string(h))
 		if err != nil {
-			writeError(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 		if !s.evalIf(ctx, path, lists) {
@@ -154,7 +155,7 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 	status := fasthttp.StatusOK
 	if _, err := s.cat.Stat(s.base, path); shoal.IsKind(err, shoal.KindNotFound) {
 		if err := s.locks.check(path, false, nil); err != nil {
-			writeError(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 		m := md5.Sum(nil)
@@ -164,16 +165,16 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 			if shoal.IsKind(err, shoal.KindNotDir) {
 				err = shoal.Errorf(op, shoal.KindConflict, "parent is not a collection")
 			}
-			writeError(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 		status = fasthttp.StatusCreated
 	} else if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if err := s.locks.create(l); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	ctx.Response.Header.SetBytesK(hdrLockToken, "<"+l.token+">")
@@ -273,7 +274,7 @@ func (s *Server) handleUnlock(ctx *fasthttp.RequestCtx) {
 	const op = "UNLOCK"
 	path, _, err := requestPath(ctx)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	tok := strings.TrimSpace(string(ctx.Request.Header.PeekBytes(hdrLockToken)))

@@ -8,6 +8,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"shoal"
+	"shoal/internal/httperr"
 	"shoal/wire"
 )
 
@@ -173,7 +175,7 @@ func serveHealthz(ctx *fasthttp.RequestCtx, reg *Registry) {
 	ctx.SetContentType("text/plain; charset=utf-8")
 	ctx.Response.Header.Set("Cache-Control", "no-store")
 	if err := reg.Health(context.Background()); err != nil {
-		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+		httperr.SetKind(ctx, shoal.KindUnavailable) // 503, Retry-After
 		ctx.SetBodyString(err.Error() + "\n")
 		return
 	}

@@ -1,7 +1,7 @@
 // Package objhttp is the HTTP side that shoal's data servers (diskserver
 // and gw) share for their object protocol on /obj/<id>: request checks,
-// signature verification, error answers, GET/HEAD range answers, PUT
-// checksum headers and the commit to md, the body reader that refuses
+// GET/HEAD range answers, PUT checksum headers and the commit to md, the
+// body reader that refuses
 // short or oversized uploads, and the lifecycle of background loops. What
 // differs between the servers — where the bytes come from and go to —
 // stays in each.
@@ -13,33 +13,18 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
-	"shoal/wire"
+	"shoal/internal/httperr"
 )
 
 // Allow lists the methods of /obj/<id>, sent with a 405.
 const Allow = "GET, HEAD, PUT, DELETE"
-
-// Fail answers err's status with its short reason. A Connection: close
-// already decided (body left unread) is kept.
-func Fail(ctx *fasthttp.RequestCtx, err error) {
-	closeConn := ctx.Response.ConnectionClose()
-	ctx.Response.Reset()
-	if closeConn {
-		ctx.SetConnectionClose()
-	}
-	kind := shoal.KindOf(err)
-	ctx.SetStatusCode(kind.Status())
-	ctx.Response.Header.Set(wire.HeaderKind, kind.String())
-	ctx.SetContentType("text/plain; charset=utf-8")
-	ctx.SetBodyString(shoal.Reason(err) + "\n")
-}
 
 // Check validates the object id and the method of a request on
 // /obj/<id> and returns the method. When it returns false it has answered:
 // 400 for a bad id, 405 with Allow for another method.
 func Check(ctx *fasthttp.RequestCtx, op, id string) (string, bool) {
 	if !shoal.ValidObjectID(id) {
-		Fail(ctx, shoal.Errorf(op, shoal.KindInvalid, "bad object id"))
+		httperr.Write(ctx, shoal.Errorf(op, shoal.KindInvalid, "bad object id"))
 		return "", false
 	}
 	method := string(ctx.Method())
@@ -47,8 +32,8 @@ func Check(ctx *fasthttp.RequestCtx, op, id string) (string, bool) {
 	case fasthttp.MethodGet, fasthttp.MethodHead, fasthttp.MethodPut, fasthttp.MethodDelete:
 		return method, true
 	}
-	Fail(ctx, shoal.Errorf(op, shoal.KindNotAllowed, "%s not allowed on objects", method))
-	ctx.Response.Header.Set("Allow", Allow) // after Fail, which resets the headers
+	httperr.Write(ctx, shoal.Errorf(op, shoal.KindNotAllowed, "%s not allowed on objects", method))
+	ctx.Response.Header.Set("Allow", Allow) // after httperr.Write, which resets the headers
 	return "", false
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 )
 
 // request is a RequestCtx for method on uri with the given headers, as
@@ -67,7 +68,7 @@ func TestStartRead(t *testing.T) {
 func TestFailKeepsConnectionClose(t *testing.T) {
 	ctx := request("PUT", "/obj/ab")
 	ctx.SetConnectionClose()
-	Fail(ctx, shoal.Errorf("t", shoal.KindTooLarge, "big"))
+	httperr.Write(ctx, shoal.Errorf("t", shoal.KindTooLarge, "big"))
 	if !ctx.Response.ConnectionClose() || ctx.Response.StatusCode() != 413 {
 		t.Errorf("status %d, connection close %v", ctx.Response.StatusCode(), ctx.Response.ConnectionClose())
 	}

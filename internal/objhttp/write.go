@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 	"shoal/wire"
 )
 
@@ -70,7 +71,7 @@ func CheckSize(ctx *fasthttp.RequestCtx, op string, max int64) (*Body, bool) {
 	want := int64(ctx.Request.Header.ContentLength())
 	if want > max {
 		DrainBody(ctx)
-		Fail(ctx, shoal.Errorf(op, shoal.KindTooLarge, "body of %d bytes over the limit of %d", want, max))
+		httperr.Write(ctx, shoal.Errorf(op, shoal.KindTooLarge, "body of %d bytes over the limit of %d", want, max))
 		return nil, false
 	}
 	return &Body{R: ctx.RequestBodyStream(), Want: want, Max: max, Op: op}, true
@@ -113,10 +114,10 @@ func Commit(ctx *fasthttp.RequestCtx, md *wire.Client, op, id string, req wire.C
 	if err != nil {
 		undo()
 		if status >= 400 {
-			Fail(ctx, err) // md's answer: its kind (so status) and reason
+			httperr.Write(ctx, err) // md's answer: its kind (so status) and reason
 			return
 		}
-		Fail(ctx, shoal.E(op, id, shoal.KindUnavailable, err))
+		httperr.Write(ctx, shoal.E(op, id, shoal.KindUnavailable, err))
 		return
 	}
 	if reply.ETag != "" {
