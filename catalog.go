@@ -127,5 +127,7 @@ type Catalog interface {
 	GarbageQueue
 	ReplicaWalker
 	Usage
+	PoolStore
+	ReplicaReplacer
 	Close() error
 }

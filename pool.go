@@ -9,9 +9,8 @@ import (
 // elsewhere; its layout is DefaultLayout unless set with PutPool.
 const DefaultPool = "default"
 
-// PoolStore is an optional extension of Catalog (found by type assertion):
-// named pools with their layouts, and which directories write to which
-// pool. A catalog without it has one pool, DefaultPool, of DefaultLayout.
+// PoolStore is the part of Catalog that knows the named pools with their
+// layouts, and which directories write to which pool.
 type PoolStore interface {
 	// PutPool creates a pool or changes its layout. Files already written
 	// keep the layout they were written with. KindInvalid for an empty
@@ -33,8 +32,8 @@ type PoolStore interface {
 	PoolFor(ctx context.Context, path string) (Pool, error)
 }
 
-// ReplicaReplacer is an optional extension of Catalog used by repair and
-// drain: it points one replica (or shard) row of a file at a new object.
+// ReplicaReplacer is the part of Catalog that repair and drain use: it
+// points one replica (or shard) row of a file at a new object.
 type ReplicaReplacer interface {
 	// ReplaceReplica atomically replaces the replica old of the file at
 	// path (matched by Server, Object and Shard) with new, and queues

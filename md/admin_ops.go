@@ -15,13 +15,10 @@ import (
 func (s *Server) handleAdminOps(ctx *fasthttp.RequestCtx, path string, body []byte) bool {
 	switch path {
 	case wire.PathAdminPools:
-		ps, err := s.pools()
+		pools, err := s.cat.Pools(s.base)
 		if err == nil {
-			var pools []shoal.Pool
-			if pools, err = ps.Pools(s.base); err == nil {
-				s.replyJSON(ctx, fasthttp.StatusOK, pools)
-				return true
-			}
+			s.replyJSON(ctx, fasthttp.StatusOK, pools)
+			return true
 		}
 		httperr.Write(ctx, err)
 	case wire.PathAdminPoolAdd:
@@ -31,12 +28,8 @@ func (s *Server) handleAdminOps(ctx *fasthttp.RequestCtx, path string, body []by
 		if err == nil {
 			l, err = shoal.ParseLayout(req.Layout)
 		}
-		var ps shoal.PoolStore
 		if err == nil {
-			ps, err = s.pools()
-		}
-		if err == nil {
-			err = ps.PutPool(s.base, shoal.Pool{Name: req.Name, Layout: l})
+			err = s.cat.PutPool(s.base, shoal.Pool{Name: req.Name, Layout: l})
 		}
 		s.noContent(ctx, err)
 	case wire.PathAdminPoolSet:
@@ -73,25 +66,13 @@ func (s *Server) handleAdminOps(ctx *fasthttp.RequestCtx, path string, body []by
 	return true
 }
 
-func (s *Server) pools() (shoal.PoolStore, error) {
-	ps, ok := s.cat.(shoal.PoolStore)
-	if !ok {
-		return nil, shoal.Errorf("md.pools", shoal.KindUnsupported, "the catalog has no pools")
-	}
-	return ps, nil
-}
-
 // setDirPool maps a clean directory path to a pool.
 func (s *Server) setDirPool(dir, pool string) error {
-	ps, err := s.pools()
-	if err != nil {
-		return err
-	}
 	clean, _, err := shoal.CleanPath(dir)
 	if err != nil {
 		return err
 	}
-	return ps.SetDirPool(s.base, clean, pool)
+	return s.cat.SetDirPool(s.base, clean, pool)
 }
 
 func (s *Server) noContent(ctx *fasthttp.RequestCtx, err error) {

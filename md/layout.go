@@ -27,14 +27,9 @@ func needsGateway(l shoal.Layout) bool {
 	return l.Kind == shoal.LayoutEC || l.N > 1
 }
 
-// poolFor is the pool and layout a new file at path gets; a catalog
-// without pools has the one default pool.
+// poolFor is the pool and layout a new file at path gets.
 func (s *Server) poolFor(ctx context.Context, path string) (shoal.Pool, error) {
-	ps, ok := s.cat.(shoal.PoolStore)
-	if !ok {
-		return shoal.Pool{Name: shoal.DefaultPool, Layout: shoal.DefaultLayout}, nil
-	}
-	p, err := ps.PoolFor(ctx, path)
+	p, err := s.cat.PoolFor(ctx, path)
 	if err != nil {
 		return shoal.Pool{}, err
 	}

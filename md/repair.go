@@ -146,11 +146,7 @@ func (s *Server) moveReplica(ctx context.Context, servers map[string]shoal.Serve
 }
 
 func (s *Server) replaceReplica(ctx context.Context, path string, old, nw shoal.Replica) error {
-	rr, ok := s.cat.(shoal.ReplicaReplacer)
-	if !ok {
-		return shoal.Errorf("md.repair", shoal.KindUnsupported, "the catalog cannot replace replicas")
-	}
-	return rr.ReplaceReplica(ctx, path, old, nw, time.Now().Add(s.opts.URLTTL))
+	return s.cat.ReplaceReplica(ctx, path, old, nw, time.Now().Add(s.opts.URLTTL))
 }
 
 // ecStore is gw's Store over an EC file's shard servers, in shard order.
