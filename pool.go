@@ -9,6 +9,11 @@ import (
 // elsewhere; its layout is DefaultLayout unless set with PutPool.
 const DefaultPool = "default"
 
+// GatewayPool is the pool gws register in (their heartbeats say so): md
+// sends ec:K+M files and replica:N writes (N > 1) through a live gw of
+// it, and never places data on its members, which hold none.
+const GatewayPool = "gw"
+
 // PoolStore is the part of Catalog that knows the named pools with their
 // layouts, and which directories write to which pool.
 type PoolStore interface {

@@ -19,7 +19,7 @@ import (
 
 // Server defaults.
 const (
-	DefaultPool              = "gw"
+	DefaultPool              = shoal.GatewayPool // the pool md sends EC and mirrored writes through
 	DefaultHeartbeatInterval = 5 * time.Second
 	DefaultMaxBodySize       = 64 << 30
 )

@@ -42,7 +42,7 @@ func (s *Server) Drain(ctx context.Context, id string, tr *Tracker) (wire.DrainR
 	if !ok {
 		return rep, shoal.Errorf("md.drain", shoal.KindNotFound, "no server %q", id)
 	}
-	if sv.Pool == GatewayPool {
+	if sv.Pool == shoal.GatewayPool {
 		return rep, shoal.Errorf("md.drain", shoal.KindInvalid, "%s is a gw: it holds no data", id)
 	}
 	if sv.State != shoal.ServerRetired {

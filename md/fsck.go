@@ -24,7 +24,7 @@ func Fsck(ctx context.Context, cat shoal.Catalog, store func(shoal.Server) shoal
 	sort.Slice(servers, func(i, j int) bool { return servers[i].ID < servers[j].ID })
 	var checked []shoal.Server
 	for _, sv := range servers {
-		if sv.State != shoal.ServerRetired && sv.Pool != GatewayPool { // gws hold no data: their shards are on data servers
+		if sv.State != shoal.ServerRetired && sv.Pool != shoal.GatewayPool { // gws hold no data: their shards are on data servers
 			checked = append(checked, sv)
 		}
 	}

@@ -11,13 +11,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
-	"shoal/gw"
 	"shoal/wire"
 )
-
-// GatewayPool is the pool gws register in (their heartbeats say so): md
-// sends ec:K+M files and replica:N writes (N > 1) through a live gw of it.
-const GatewayPool = gw.DefaultPool
 
 // needsGateway reports whether writes of l go through a gw: every EC
 // layout, and replica:N with N > 1 (the gw writes the N copies in parallel
@@ -131,12 +126,12 @@ func (p *placement) gateway(ctx context.Context, l shoal.Layout) (*shoal.Server,
 	var live []*shoal.Server
 	for i := range servers {
 		sv := &servers[i]
-		if sv.Pool == GatewayPool && sv.State != shoal.ServerRetired && sv.Live(now, p.ttl) {
+		if sv.Pool == shoal.GatewayPool && sv.State != shoal.ServerRetired && sv.Live(now, p.ttl) {
 			live = append(live, sv)
 		}
 	}
 	if len(live) == 0 {
-		return nil, shoal.Errorf("placement", shoal.KindUnavailable, "no live gw (pool %s) to serve %s", GatewayPool, l)
+		return nil, shoal.Errorf("placement", shoal.KindUnavailable, "no live gw (pool %s) to serve %s", shoal.GatewayPool, l)
 	}
 	return live[rand.IntN(len(live))], nil
 }

@@ -27,7 +27,7 @@ func (s *Server) opFiles(ctx context.Context, only string, tr *Tracker) ([]strin
 	seen := map[string]bool{}
 	tr.Phase("listing files", "replicas", 0)
 	for _, sv := range servers {
-		if sv.Pool == GatewayPool || (only == "" && sv.State == shoal.ServerRetired) || (only != "" && sv.ID != only) {
+		if sv.Pool == shoal.GatewayPool || (only == "" && sv.State == shoal.ServerRetired) || (only != "" && sv.ID != only) {
 			continue
 		}
 		err := s.cat.WalkReplicas(ctx, sv.ID, func(path string, _ shoal.Replica) error {
@@ -64,7 +64,7 @@ func (s *Server) serverInfo(ctx context.Context) (map[string]shoal.Server, error
 
 // usable reports whether a server can take new data now.
 func (s *Server) usable(sv shoal.Server, now time.Time) bool {
-	return sv.State == shoal.ServerActive && sv.Live(now, s.opts.ServerTTL) && sv.Free > 0 && sv.Pool != GatewayPool
+	return sv.State == shoal.ServerActive && sv.Live(now, s.opts.ServerTTL) && sv.Free > 0 && sv.Pool != shoal.GatewayPool
 }
 
 // pickTarget chooses a live active server of pool that holds nothing of e
