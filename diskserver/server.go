@@ -2,6 +2,9 @@
 // of immutable objects under ids (Store), and an HTTP server (Server) that
 // serves them to clients holding a signed URL from md, commits finished
 // uploads to md, heartbeats its free space and drains its garbage queue.
+//
+// diskserver must not import md, gw, ec, catalog or cache: it knows md
+// only through wire.
 package diskserver
 
 import (

@@ -5,6 +5,8 @@
 // A signature is HMAC-SHA256 over "method\nobject\nexpiry\nextra" with a
 // cluster secret named by a key id, so secrets can be rotated: md signs with
 // the current key, verifiers accept every key they know.
+//
+// sign imports only the root package.
 package sign
 
 import (

@@ -2,7 +2,7 @@
 // implementation (the local diskserver store, its remote client, ec's
 // erasure-coded Store and Mirror) calls Run from its tests, which also
 // check the optional interfaces (shoal.HeadOpener, shoal.RangeOpener) of
-// the stores that have them.
+// the stores that have them. It imports only the root package.
 package storetest
 
 import (

@@ -1,7 +1,11 @@
 // Package remote is a shoal.BlobStore over HTTP: the client of a data
 // server (diskserver, or anything speaking its protocol), used by md in
 // proxy mode and for fsck, and by gw for shards. Every request carries a
-// URL signed with the cluster keys.
+// URL signed with the cluster keys. It also implements the optional
+// shoal.HeadOpener and shoal.RangeOpener, which save round trips.
+//
+// remote imports only the root package, sign and wire (and fasthttp), not
+// diskserver: its users need the protocol, not the server.
 package remote
 
 import (

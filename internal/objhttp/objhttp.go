@@ -1,10 +1,11 @@
 // Package objhttp is the HTTP side that shoal's data servers (diskserver
 // and gw) share for their object protocol on /obj/<id>: request checks,
 // GET/HEAD range answers, PUT checksum headers and the commit to md, the
-// body reader that refuses
-// short or oversized uploads, and the lifecycle of background loops. What
-// differs between the servers — where the bytes come from and go to —
-// stays in each.
+// body reader that refuses short or oversized uploads, and the lifecycle
+// of background loops. What differs between the servers — where the bytes
+// come from and go to — stays in each. Errors are answered with httperr.
+//
+// objhttp must not import md, diskserver, gw or ec.
 package objhttp
 
 import (
