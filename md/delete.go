@@ -32,7 +32,7 @@ func (s *Server) handleDelete(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if err := s.checkConditions(ctx, path); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if err := s.cat.Remove(s.base, path, time.Now().Add(s.opts.URLTTL)); err != nil {

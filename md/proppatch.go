@@ -39,7 +39,7 @@ func (s *Server) handleProppatch(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if err := s.checkConditions(ctx, path); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	e, err := s.stat(ctx, path)
