@@ -128,5 +128,7 @@ type Catalog interface {
 	ReplicaWalker
 	Usage
 	LockStore
+	PoolStore
+	ReplicaReplacer
 	Close() error
 }

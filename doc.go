@@ -6,7 +6,8 @@
 //
 //   - Catalog (catalog/, and the caching decorator in cache/): the namespace.
 //   - Cache (cache/): a byte-valued key/value tier such as memcached.
-//   - BlobStore (diskserver/, gw/): immutable objects on a data server.
+//   - BlobStore (diskserver/, its HTTP client diskserver/remote, and ec/
+//     over those): immutable objects on a data server.
 //
 // Each implementation lives in its own folder and passes the shared
 // conformance suite for its interface (catalog/catalogtest,

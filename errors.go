@@ -66,6 +66,17 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind(%d)", k)
 }
 
+// ParseKind returns the kind whose String is name: how a kind sent by
+// name over HTTP (wire.HeaderKind) becomes a Kind again.
+func ParseKind(name string) (Kind, bool) {
+	for k, n := range kindNames {
+		if n == name {
+			return Kind(k), true
+		}
+	}
+	return KindOther, false
+}
+
 // Status is the one mapping from error kinds to HTTP status codes, used by
 // every HTTP server in shoal.
 func (k Kind) Status() int {

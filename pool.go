@@ -9,9 +9,13 @@ import (
 // elsewhere; its layout is DefaultLayout unless set with PutPool.
 const DefaultPool = "default"
 
-// PoolStore is an optional extension of Catalog (found by type assertion):
-// named pools with their layouts, and which directories write to which
-// pool. A catalog without it has one pool, DefaultPool, of DefaultLayout.
+// GatewayPool is the pool gws register in (their heartbeats say so): md
+// sends ec:K+M files and replica:N writes (N > 1) through a live gw of
+// it, and never places data on its members, which hold none.
+const GatewayPool = "gw"
+
+// PoolStore is the part of Catalog that knows the named pools with their
+// layouts, and which directories write to which pool.
 type PoolStore interface {
 	// PutPool creates a pool or changes its layout. Files already written
 	// keep the layout they were written with. KindInvalid for an empty
@@ -33,8 +37,8 @@ type PoolStore interface {
 	PoolFor(ctx context.Context, path string) (Pool, error)
 }
 
-// ReplicaReplacer is an optional extension of Catalog used by repair and
-// drain: it points one replica (or shard) row of a file at a new object.
+// ReplicaReplacer is the part of Catalog that repair and drain use: it
+// points one replica (or shard) row of a file at a new object.
 type ReplicaReplacer interface {
 	// ReplaceReplica atomically replaces the replica old of the file at
 	// path (matched by Server, Object and Shard) with new, and queues

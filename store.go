@@ -27,7 +27,8 @@ type Space struct {
 
 // BlobStore is the storage of a data server: immutable objects under ids.
 // Implemented by the local disks of a diskserver (diskserver/), by the HTTP
-// client of a remote data server, and by the erasure-coded gateway (gw/).
+// client of a remote data server, and by the erasure-coded engine (ec/)
+// over those.
 // Object ids are 1–64 characters of [0-9a-f]; anything else is
 // KindInvalid.
 type BlobStore interface {
@@ -58,6 +59,18 @@ type BlobStore interface {
 // instead of a HEAD and reads.
 type HeadOpener interface {
 	OpenHead(ctx context.Context, id string, head []byte) (obj Object, n int, err error)
+}
+
+// RangeOpener is an optional BlobStore method for stores where every
+// request costs a round trip (a remote data server): a reader of the n
+// bytes (n ≥ 1) at off of object id, streamed in one request as the
+// caller reads them, instead of a request per ReadAt. The reader yields
+// exactly those n bytes or fails (a span that is not within the object is
+// an error, at open or at the latest on reading its end); Close ends the
+// request early. KindNotFound if id is missing. The gw streams the data
+// shards of a large GET this way; stores without it are read with ReadAt.
+type RangeOpener interface {
+	OpenRange(ctx context.Context, id string, off, n int64) (io.ReadCloser, error)
 }
 
 // ValidObjectID reports whether id is a well-formed object id.

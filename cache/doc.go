@@ -1,6 +1,7 @@
 // Package cache puts caching tiers in front of a shoal.Catalog's read
 // path: NewCatalog returns a decorator that is itself a shoal.Catalog and
-// passes catalog/catalogtest.
+// passes catalog/catalogtest. It must not import md or catalog: it
+// decorates any shoal.Catalog.
 //
 // # Tiers
 //

@@ -6,6 +6,8 @@
 // Paths are stored whole, with a unique 16-byte hash, so that a lookup at
 // any depth is one indexed query; a directory move rewrites the paths of
 // its subtree in the same transaction.
+//
+// catalog must not import md or cache: they stand on it, not it on them.
 package catalog
 
 import (

@@ -8,11 +8,6 @@ import (
 	"shoal"
 )
 
-var (
-	_ shoal.PoolStore       = (*DB)(nil)
-	_ shoal.ReplicaReplacer = (*DB)(nil)
-)
-
 // Schema version 2: directories mapped to pools (the pools table itself
 // is in version 1). A mapping is keyed by the directory's entry id, so it
 // follows the directory through a MOVE; a removed directory's row is

@@ -63,9 +63,17 @@ func TestFailedCommitRemovesObject(t *testing.T) {
 	}{{409, "parent missing"}, {412, "file exists"}, {503, "catalog down"}} {
 		md.setCommit(c.status, c.reason)
 		id := fmt.Sprintf("bb%d", c.status)
-		st, _, body := do(t, "PUT", ts.signed("PUT", id, "up-"+id), []byte("data"), nil)
+		st, hdr, body := do(t, "PUT", ts.signed("PUT", id, "up-"+id), []byte("data"), nil)
 		if st != c.status || !strings.Contains(string(body), c.reason) {
 			t.Errorf("PUT with md answering %d = %d %q; want md's status and reason relayed", c.status, st, body)
+		}
+		// The kind travels; a 503 tells the client when to retry, even
+		// though this md (like a proxy) did not say.
+		if kind := shoal.KindOf(wire.ResponseError("", "", c.status, func(string) string { return "" }, nil)); hdr.Get(wire.HeaderKind) != kind.String() {
+			t.Errorf("PUT with md answering %d: %s %q, want %q", c.status, wire.HeaderKind, hdr.Get(wire.HeaderKind), kind)
+		}
+		if ra := hdr.Get("Retry-After"); (c.status == 503) != (ra != "") {
+			t.Errorf("PUT with md answering %d: Retry-After %q", c.status, ra)
 		}
 		if _, err := ts.Store().Open(context.Background(), id); !shoal.IsKind(err, shoal.KindNotFound) {
 			t.Errorf("after a %d commit the object is still there (Open: %v)", c.status, err)
@@ -75,9 +83,9 @@ func TestFailedCommitRemovesObject(t *testing.T) {
 
 func TestCommitWithMDDown(t *testing.T) {
 	ts := startServer(t, Options{MDURL: "http://127.0.0.1:1"})
-	st, _, _ := do(t, "PUT", ts.signed("PUT", "cc01", "up"), []byte("data"), nil)
-	if st != 503 {
-		t.Errorf("PUT with md unreachable = %d, want 503", st)
+	st, hdr, _ := do(t, "PUT", ts.signed("PUT", "cc01", "up"), []byte("data"), nil)
+	if st != 503 || hdr.Get("Retry-After") == "" || hdr.Get(wire.HeaderKind) != shoal.KindUnavailable.String() {
+		t.Errorf("PUT with md unreachable = %d, Retry-After %q, %s %q; want 503 with Retry-After", st, hdr.Get("Retry-After"), wire.HeaderKind, hdr.Get(wire.HeaderKind))
 	}
 	if _, err := ts.Store().Open(context.Background(), "cc01"); !shoal.IsKind(err, shoal.KindNotFound) {
 		t.Errorf("object left behind after a failed commit: %v", err)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"shoal/internal/httperr"
 	"shoal/internal/objhttp"
 )
 
@@ -22,7 +23,7 @@ import (
 func (s *Server) serveGet(ctx *fasthttp.RequestCtx, id string) {
 	f, err := s.store.openFile(id)
 	if err != nil {
-		fail(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	rs, ok := objhttp.StartRead(ctx, f.size)
@@ -39,7 +40,7 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, id string) {
 	if start > 0 {
 		if _, err := f.Seek(start, io.SeekStart); err != nil {
 			f.Close()
-			fail(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 	}

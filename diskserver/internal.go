@@ -7,6 +7,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 	"shoal/sign"
 	"shoal/wire"
 )
@@ -36,7 +37,7 @@ func (s *Server) verifyCall(ctx *fasthttp.RequestCtx) error {
 // serveObjectList answers wire.PathObjects with the store's inventory, for fsck.
 func (s *Server) serveObjectList(ctx *fasthttp.RequestCtx) {
 	if err := s.verifyCall(ctx); err != nil {
-		fail(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	list := wire.ObjectList{Objects: []shoal.ObjectInfo{}}
@@ -45,21 +46,21 @@ func (s *Server) serveObjectList(ctx *fasthttp.RequestCtx) {
 		return nil
 	})
 	if err != nil {
-		fail(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	writeJSON(ctx, list)
 }
 
-// serveSpace answers PathSpace with the store's shoal.Space.
+// serveSpace answers wire.PathSpace with the store's shoal.Space.
 func (s *Server) serveSpace(ctx *fasthttp.RequestCtx) {
 	if err := s.verifyCall(ctx); err != nil {
-		fail(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	sp, err := s.store.Space(ctx)
 	if err != nil {
-		fail(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	writeJSON(ctx, sp)
@@ -68,7 +69,7 @@ func (s *Server) serveSpace(ctx *fasthttp.RequestCtx) {
 func writeJSON(ctx *fasthttp.RequestCtx, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		fail(ctx, shoal.E("diskserver", err))
+		httperr.Write(ctx, shoal.E("diskserver", err))
 		return
 	}
 	ctx.SetContentType("application/json")

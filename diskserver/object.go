@@ -9,16 +9,10 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 	"shoal/internal/objhttp"
 	"shoal/sign"
 	"shoal/wire"
-)
-
-// Response headers a raw PUT answers with (see objhttp): the stored
-// object's size and checksums.
-const (
-	HeaderDigest = objhttp.HeaderDigest
-	HeaderSize   = objhttp.HeaderSize
 )
 
 // serveObject handles PUT, GET, HEAD and DELETE on /obj/<id>.
@@ -30,8 +24,8 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 	}
 	get := objhttp.QueryGetter(ctx)
 	upload := get(sign.ParamUpload)
-	if err := objhttp.Verify(s.opts.Keys, op+".verify", method, id, upload, get, time.Now()); err != nil {
-		fail(ctx, err)
+	if err := s.opts.Keys.VerifyQuery(method, id, upload, get, time.Now()); err != nil {
+		httperr.Write(ctx, err)
 		return
 	}
 	switch method {
@@ -41,7 +35,7 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 		s.servePut(ctx, id, upload)
 	case fasthttp.MethodDelete:
 		if err := s.store.Remove(ctx, id); err != nil {
-			fail(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
@@ -53,7 +47,7 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string) {
 	const op = "diskserver.PUT"
 	if upload != "" && s.md == nil {
-		fail(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no md to commit to"))
+		httperr.Write(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no md to commit to"))
 		return
 	}
 	body, ok := objhttp.CheckSize(ctx, op, s.opts.MaxBodySize)
@@ -65,7 +59,7 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string) {
 	info, sums, err := s.store.CreateSized(context.WithoutCancel(ctx), id, body, body.Want)
 	if err != nil {
 		drainBody(ctx, body, err)
-		fail(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	objhttp.SetSums(ctx, info.Size, sums)

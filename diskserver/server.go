@@ -2,6 +2,9 @@
 // of immutable objects under ids (Store), and an HTTP server (Server) that
 // serves them to clients holding a signed URL from md, commits finished
 // uploads to md, heartbeats its free space and drains its garbage queue.
+//
+// diskserver must not import md, gw, ec, catalog or cache: it knows md
+// only through wire.
 package diskserver
 
 import (
@@ -20,6 +23,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 	"shoal/internal/objhttp"
 	"shoal/sign"
 	"shoal/wire"
@@ -34,10 +38,6 @@ const (
 	// GarbageBatch is how many garbage items one drain asks md for.
 	GarbageBatch = 1000
 )
-
-// PathSpace is the data server's internal endpoint reporting shoal.Space
-// (POST, signed like wire calls, empty body → JSON shoal.Space).
-const PathSpace = "/.shoal/space"
 
 // serverIDFile holds the persisted server id in the first data directory.
 const serverIDFile = "server-id"
@@ -209,13 +209,10 @@ func (s *Server) Handler() fasthttp.RequestHandler {
 			s.serveObject(ctx, string(path[len("/obj/"):]))
 		case string(path) == wire.PathObjects:
 			s.serveObjectList(ctx)
-		case string(path) == PathSpace:
+		case string(path) == wire.PathSpace:
 			s.serveSpace(ctx)
 		default:
-			fail(ctx, shoal.Errorf("diskserver", shoal.KindNotFound, "no such endpoint"))
+			httperr.Write(ctx, shoal.Errorf("diskserver", shoal.KindNotFound, "no such endpoint"))
 		}
 	}
 }
-
-// fail answers err's status with its short reason.
-func fail(ctx *fasthttp.RequestCtx, err error) { objhttp.Fail(ctx, err) }

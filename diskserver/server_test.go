@@ -10,6 +10,7 @@ import (
 
 	"shoal"
 	"shoal/storetest"
+	"shoal/wire"
 )
 
 func TestPutGetDelete(t *testing.T) {
@@ -21,7 +22,7 @@ func TestPutGetDelete(t *testing.T) {
 	}
 	md := md5.Sum(data)
 	want := fmt.Sprintf("adler32=%08x,md5=%s", adler32.Checksum(data), base64.StdEncoding.EncodeToString(md[:]))
-	if got := hdr.Get(HeaderDigest); got != want {
+	if got := hdr.Get(wire.HeaderDigest); got != want {
 		t.Errorf("Digest = %q, want %q", got, want)
 	}
 	st, hdr, body = do(t, "GET", ts.signed("GET", "abc123", ""), nil, nil)

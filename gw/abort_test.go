@@ -9,15 +9,16 @@ import (
 	"time"
 
 	"shoal/storetest"
+	"shoal/wire"
 )
 
 // TestPutClientDies: a client that sends part of a PUT body and hangs up
 // leaves no shard (and no temp file) on any server, and the id is free.
 func TestPutClientDies(t *testing.T) {
 	c := startCluster(t, 6)
-	_, gwURL := c.gateway(t, 64<<10)
+	_, gwURL := gateway(t, c, 64<<10)
 	id := "dead01"
-	raw := SignedURL(c.keys, gwURL, "PUT", id, "", ec42, c.ids(), time.Now().Add(time.Minute))
+	raw := wire.GatewayURL(c.Keys, gwURL, "PUT", id, "", ec42, c.IDs(), time.Now().Add(time.Minute))
 	u, _ := url.Parse(raw)
 	conn, err := net.Dial("tcp", u.Host)
 	if err != nil {
@@ -31,9 +32,9 @@ func TestPutClientDies(t *testing.T) {
 	// The shards are in flight: temp files exist on the servers.
 	inFlight := 0
 	for range 100 {
-		for _, d := range c.disks {
-			walkFiles(d.dir, func(p string) {
-				if strings.Contains(p[len(d.dir):], "tmp/") {
+		for _, d := range c.Disks {
+			walkFiles(d.Dir, func(p string) {
+				if strings.Contains(p[len(d.Dir):], "tmp/") {
 					inFlight++
 				}
 			})
@@ -51,9 +52,9 @@ func TestPutClientDies(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var left []string
-		for _, d := range c.disks {
-			walkFiles(d.dir, func(p string) {
-				if strings.HasSuffix(p, "/"+id) || strings.Contains(p[len(d.dir):], "tmp/") {
+		for _, d := range c.Disks {
+			walkFiles(d.Dir, func(p string) {
+				if strings.HasSuffix(p, "/"+id) || strings.Contains(p[len(d.Dir):], "tmp/") {
 					left = append(left, p)
 				}
 			})
@@ -67,7 +68,7 @@ func TestPutClientDies(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	// Nothing to read, and the id can be written again.
-	if st, _, _ := httpDo(t, "GET", SignedURL(c.keys, gwURL, "GET", id, "", ec42, c.ids(), time.Now().Add(time.Minute)), nil, nil); st != 404 {
+	if st, _, _ := httpDo(t, "GET", wire.GatewayURL(c.Keys, gwURL, "GET", id, "", ec42, c.IDs(), time.Now().Add(time.Minute)), nil, nil); st != 404 {
 		t.Errorf("GET after aborted PUT: %d, want 404", st)
 	}
 	data := storetest.Data(8, 100_000)

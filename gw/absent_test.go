@@ -7,6 +7,7 @@ import (
 
 	"shoal"
 	"shoal/storetest"
+	"shoal/wire"
 )
 
 // TestDegradedURL: a URL that leaves out ec:4+2's last shard (an empty
@@ -16,22 +17,22 @@ import (
 func TestDegradedURL(t *testing.T) {
 	const stripe = 32 << 10
 	c := startCluster(t, 5)
-	_, gwURL := c.gateway(t, stripe)
-	ids := append(c.ids(), "")
+	_, gwURL := gateway(t, c, stripe)
+	ids := append(c.IDs(), "")
 	url := func(method, id string, layout shoal.Layout, servers []string) string {
-		return SignedURL(c.keys, gwURL, method, id, "", layout, servers, time.Now().Add(time.Minute))
+		return wire.GatewayURL(c.Keys, gwURL, method, id, "", layout, servers, time.Now().Add(time.Minute))
 	}
 	data := storetest.Data(7, 5*stripe+123)
 	if st, _, body := httpDo(t, "PUT", url("PUT", "d1", ec42, ids), bytes.NewReader(data), nil); st != 201 {
 		t.Fatalf("PUT with shard 5 left out: %d %s", st, body)
 	}
 	for i := range 5 {
-		c.disks[i].stop()
+		c.Disks[i].Stop()
 		st, _, got := httpDo(t, "GET", url("GET", "d1", ec42, ids), nil, nil)
 		if st != 200 || !bytes.Equal(got, data) {
 			t.Fatalf("GET with shard 5 left out and server %d down: %d, equal %v", i, st, bytes.Equal(got, data))
 		}
-		c.disks[i].start()
+		c.Disks[i].Start()
 	}
 	replica2, _ := shoal.ParseLayout("replica:2")
 	for _, bad := range []struct {
@@ -39,9 +40,9 @@ func TestDegradedURL(t *testing.T) {
 		layout  shoal.Layout
 		servers []string
 	}{
-		{"two of ec:4+2's shards left out", ec42, append(c.ids()[:4], "", "")},
-		{"a replica left out", replica2, []string{c.ids()[0], ""}},
-		{"a repeated server", ec42, append(c.ids(), c.ids()[0])},
+		{"two of ec:4+2's shards left out", ec42, append(c.IDs()[:4], "", "")},
+		{"a replica left out", replica2, []string{c.IDs()[0], ""}},
+		{"a repeated server", ec42, append(c.IDs(), c.IDs()[0])},
 	} {
 		if st, _, body := httpDo(t, "PUT", url("PUT", "d2", bad.layout, bad.servers), bytes.NewReader(data), nil); st != 400 {
 			t.Errorf("PUT with %s: %d %s, want 400", bad.what, st, body)

@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"shoal/wire"
 )
 
 // BenchmarkGet128MiBParallel: 4 concurrent GETs of a 128 MiB file (the
@@ -18,10 +20,10 @@ func BenchmarkGet128MiBParallel(b *testing.B) {
 	const size = 128 << 20
 	const conc = 4
 	c := startCluster(b, 6)
-	_, gwURL := c.gateway(b, 0)
+	_, gwURL := gateway(b, c, 0)
 	exp := time.Now().Add(time.Hour)
-	benchPut(b, SignedURL(c.keys, gwURL, "PUT", "b128", "", ec42, c.ids(), exp), size)
-	benchPut(b, c.keys.URL(c.disks[0].URL(), "PUT", "c128", "", exp), size)
+	benchPut(b, wire.GatewayURL(c.Keys, gwURL, "PUT", "b128", "", ec42, c.IDs(), exp), size)
+	benchPut(b, c.Keys.URL(c.Disks[0].URL(), "PUT", "c128", "", exp), size)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}}
 	get := func(b *testing.B, url string) {
 		b.SetBytes(size)
@@ -39,8 +41,8 @@ func BenchmarkGet128MiBParallel(b *testing.B) {
 		gib := float64(b.N) * size / (1 << 30)
 		b.ReportMetric((cpuTime()-cpu0).Seconds()/gib, "cpu-s/GiB")
 	}
-	b.Run("ec:4+2", func(b *testing.B) { get(b, SignedURL(c.keys, gwURL, "GET", "b128", "", ec42, c.ids(), exp)) })
-	b.Run("replica:1", func(b *testing.B) { get(b, c.keys.URL(c.disks[0].URL(), "GET", "c128", "", exp)) })
+	b.Run("ec:4+2", func(b *testing.B) { get(b, wire.GatewayURL(c.Keys, gwURL, "GET", "b128", "", ec42, c.IDs(), exp)) })
+	b.Run("replica:1", func(b *testing.B) { get(b, c.Keys.URL(c.Disks[0].URL(), "GET", "c128", "", exp)) })
 }
 
 // cpuTime is the user + system CPU time of this process so far.

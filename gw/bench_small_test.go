@@ -3,6 +3,8 @@ package gw
 import (
 	"net/http"
 	"testing"
+
+	"shoal/storetest"
 )
 
 // BenchmarkGet64KiB: GET of a 64 KiB ec:4+2 object (one partial stripe)
@@ -13,7 +15,7 @@ import (
 func BenchmarkGet64KiB(b *testing.B) {
 	const size = 64 << 10
 	cc := startCounted(b)
-	cc.put(b, "b64", newGen(size), size)
+	cc.put(b, "b64", storetest.Gen(size), size)
 	get := cc.url("GET", "b64")
 	b.SetBytes(size)
 	cc.counts()

@@ -24,8 +24,8 @@ import (
 	"shoal/wire"
 )
 
-// This test lives in package gw_test so that md may import gw (for
-// SignedURL) without an import cycle.
+// This test lives in package gw_test: it runs md, which gw must not
+// import, with a gw and data servers.
 
 var ec42 = shoal.Layout{Kind: shoal.LayoutEC, K: 4, M: 2}
 
@@ -68,7 +68,8 @@ func httpDo(t *testing.T, method, url string, body io.Reader) (int, []byte) {
 // TestCommitThroughMD: a real md over SQLite knows the six diskservers
 // (their heartbeats); the gw finds them through md's server list, and a PUT
 // with an upload id commits one replica per shard. A PUT whose commit md
-// refuses gets md's status and leaves no shard.
+// refuses gets md's status and leaves no shard; with md down, a 503 with
+// Retry-After.
 func TestCommitThroughMD(t *testing.T) {
 	ctx := context.Background()
 	keys := sign.Random()
@@ -117,7 +118,7 @@ func TestCommitThroughMD(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := storetest.Data(42, 300_001)
-	put := gw.SignedURL(keys, gwURL, "PUT", "e1", up.ID, ec42, ids, time.Now().Add(time.Minute))
+	put := wire.GatewayURL(keys, gwURL, "PUT", "e1", up.ID, ec42, ids, time.Now().Add(time.Minute))
 	if st, body := httpDo(t, "PUT", put, bytes.NewReader(data)); st != 201 {
 		t.Fatalf("PUT with upload: %d %s", st, body)
 	}
@@ -133,7 +134,7 @@ func TestCommitThroughMD(t *testing.T) {
 			t.Errorf("replica %+v", r)
 		}
 	}
-	get := gw.SignedURL(keys, gwURL, "GET", "e1", "", ec42, ids, time.Now().Add(time.Minute))
+	get := wire.GatewayURL(keys, gwURL, "GET", "e1", "", ec42, ids, time.Now().Add(time.Minute))
 	if st, got := httpDo(t, "GET", get, nil); st != 200 || !bytes.Equal(got, data) {
 		t.Fatalf("GET committed file: %d, equal %v", st, bytes.Equal(got, data))
 	}
@@ -151,17 +152,39 @@ func TestCommitThroughMD(t *testing.T) {
 	}
 
 	// An upload md does not know: md's refusal is relayed, no shard stays.
-	bad := gw.SignedURL(keys, gwURL, "PUT", "e2", "ffff", ec42, ids, time.Now().Add(time.Minute))
+	bad := wire.GatewayURL(keys, gwURL, "PUT", "e2", "ffff", ec42, ids, time.Now().Add(time.Minute))
 	st, body := httpDo(t, "PUT", bad, bytes.NewReader(data))
 	if st < 400 || st == 500 {
 		t.Errorf("PUT with unknown upload: %d %s, want md's 4xx", st, body)
 	}
-	for _, d := range disks {
-		filepath.Walk(d.dir, func(p string, fi os.FileInfo, err error) error {
-			if err == nil && !fi.IsDir() && (fi.Name() == "e2" || strings.Contains(p[len(d.dir):], "tmp/")) {
-				t.Errorf("left after a refused commit: %s", p)
-			}
-			return nil
-		})
+	left := func(what, id string) {
+		t.Helper()
+		for _, d := range disks {
+			filepath.Walk(d.dir, func(p string, fi os.FileInfo, err error) error {
+				if err == nil && !fi.IsDir() && (fi.Name() == id || strings.Contains(p[len(d.dir):], "tmp/")) {
+					t.Errorf("left after %s: %s", what, p)
+				}
+				return nil
+			})
+		}
 	}
+	left("a refused commit", "e2")
+
+	// md gone: the commit cannot be made, the client gets 503 with
+	// Retry-After (and the kind), and no shard stays.
+	mdSrv.Close()
+	up3 := &shoal.Upload{ID: "0c0d", Path: "/ec3.bin", Servers: ids, Object: "e3", Layout: ec42, Expires: time.Now().Add(time.Minute)}
+	if err := cat.BeginUpload(ctx, up3); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("PUT", wire.GatewayURL(keys, gwURL, "PUT", "e3", up3.ID, ec42, ids, time.Now().Add(time.Minute)), bytes.NewReader(data))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" || resp.Header.Get(wire.HeaderKind) != shoal.KindUnavailable.String() {
+		t.Errorf("PUT with md down: %d, Retry-After %q, %s %q; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"), wire.HeaderKind, resp.Header.Get(wire.HeaderKind))
+	}
+	left("a commit to an md that is down", "e3")
 }

@@ -10,15 +10,10 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/ec"
+	"shoal/internal/httperr"
 	"shoal/internal/objhttp"
 	"shoal/wire"
-)
-
-// Response headers of a PUT, as diskserver sends them (see objhttp): the
-// stored size and the user file's checksums.
-const (
-	HeaderDigest = objhttp.HeaderDigest
-	HeaderSize   = objhttp.HeaderSize
 )
 
 // serveObject handles PUT, GET, HEAD and DELETE on /obj/<id>.
@@ -27,19 +22,19 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 	if !ok {
 		return
 	}
-	req, err := verifyQuery(s.opts.Keys, method, id, objhttp.QueryGetter(ctx), time.Now())
+	req, err := wire.VerifyGatewayURL(s.opts.Keys, method, id, objhttp.QueryGetter(ctx), time.Now())
 	if err != nil {
-		fail(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
-	shards, err := s.dir.stores(req.servers)
+	shards, err := s.dir.stores(req.Servers)
 	if err != nil {
-		fail(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
-	store, err := s.storeFor(req.layout, shards)
+	store, err := ec.ForLayout(req.Layout, s.opts.StripeSize, shards)
 	if err != nil {
-		fail(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	switch method {
@@ -49,7 +44,7 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 		s.servePut(ctx, store, id, req)
 	case fasthttp.MethodDelete:
 		if err := store.Remove(ctx, id); err != nil {
-			fail(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 		ctx.SetStatusCode(fasthttp.StatusNoContent)
@@ -59,10 +54,10 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 // servePut encodes the body onto the shard servers and, with an upload id,
 // commits one replica per shard to md and relays md's answer; a failed
 // commit removes the shards.
-func (s *Server) servePut(ctx *fasthttp.RequestCtx, store layoutStore, id string, req request) {
+func (s *Server) servePut(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id string, req wire.GatewayRequest) {
 	const op = "gw.PUT"
-	if req.upload != "" && s.md == nil {
-		fail(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no md to commit to"))
+	if req.Upload != "" && s.md == nil {
+		httperr.Write(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no md to commit to"))
 		return
 	}
 	body, ok := objhttp.CheckSize(ctx, op, s.opts.MaxBodySize)
@@ -72,30 +67,30 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, store layoutStore, id string
 	w, err := store.CreateShards(ctx, id, body)
 	if err != nil {
 		ctx.SetConnectionClose() // the rest of the body, if any, is not read
-		fail(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	objhttp.SetSums(ctx, w.Info.Size, w.Sums)
-	if req.upload == "" {
+	if req.Upload == "" {
 		ctx.SetStatusCode(fasthttp.StatusCreated)
 		return
 	}
 	commit := wire.CommitRequest{
-		Upload:  req.upload,
+		Upload:  req.Upload,
 		Size:    w.Info.Size,
 		Adler32: wire.FormatAdler32(w.Sums.Adler32),
 		MD5:     hex.EncodeToString(w.Sums.MD5),
 		MTime:   w.Info.ModTime.UnixNano(),
 	}
 	for i, sh := range w.Shards {
-		if req.servers[i] == "" {
+		if req.Servers[i] == "" {
 			continue // left out by a degraded write: no row, so repair sees it missing
 		}
 		shard := i
-		if req.layout.Kind == shoal.LayoutReplica {
+		if req.Layout.Kind == shoal.LayoutReplica {
 			shard = 0 // full copies, not shards
 		}
-		commit.Replicas = append(commit.Replicas, wire.Replica{Server: req.servers[i], Object: id, Shard: shard, Size: sh.Size, Sum: sh.Adler32})
+		commit.Replicas = append(commit.Replicas, wire.Replica{Server: req.Servers[i], Object: id, Shard: shard, Size: sh.Size, Sum: sh.Adler32})
 	}
 	objhttp.Commit(ctx, s.md, op, id, commit, func() {
 		if err := store.Remove(ctx, id); err != nil {
@@ -107,16 +102,10 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, store layoutStore, id string
 // serveGet answers GET and HEAD: the whole object, one range (206) or
 // several (206 multipart/byteranges, read part by part with ReadAt); a bad
 // Range is answered by objhttp.StartRead (400 malformed, 416 unsatisfiable).
-func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store layoutStore, id string) {
-	var obj shoal.Object
-	var err error
-	if ec, ok := store.(*Store); ok {
-		obj, err = ec.OpenAt(ctx, id, rangeStart(ctx))
-	} else {
-		obj, err = store.Open(ctx, id)
-	}
+func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id string) {
+	obj, err := store.OpenAt(ctx, id, rangeStart(ctx))
 	if err != nil {
-		fail(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	size := obj.Size()
@@ -138,21 +127,21 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store layoutStore, id string
 		ctx.Response.SkipBody = true
 		return
 	}
-	if o, ok := obj.(*object); ok && oneStripe(o, start, start+n) {
+	if ec.InOneStripe(obj, start, start+n) {
 		// Read before answering: a stripe that cannot be read is a clear
 		// 503, not a body cut after a 200.
 		body := make([]byte, n)
-		_, err := o.ReadAt(body, start)
-		o.Close()
+		_, err := obj.ReadAt(body, start)
+		obj.Close()
 		if err != nil && err != io.EOF {
-			fail(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 		ctx.Response.SetBodyRaw(body)
 		return
 	}
-	// Shard fetches overlap the transfer to the client (see bodyReader).
-	ctx.SetBodyStream(bodyReader(obj, start, start+n), int(n))
+	// Shard fetches overlap the transfer to the client (see ec.NewReader).
+	ctx.SetBodyStream(ec.NewReader(obj, start, start+n), int(n))
 }
 
 // rangeStart is where the request's first byte range starts ("bytes=N-…"),

@@ -11,27 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"shoal"
-	"shoal/internal/testhttp"
+	"shoal/ec"
 	"shoal/storetest"
+	"shoal/wire"
 )
-
-var ec42 = shoal.Layout{Kind: shoal.LayoutEC, K: 4, M: 2}
-
-// httpDo sends one request with net/http (see testhttp.Do).
-var httpDo = testhttp.Do
-
-// TestConformanceRemote: gw.Store over HTTP clients of real diskservers.
-func TestConformanceRemote(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) shoal.BlobStore {
-		c := startCluster(t, 3)
-		s, err := New(Options{K: 2, M: 1, StripeSize: 8192, Shards: c.remotes()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	})
-}
 
 // TestEC42Servers is issue 6's test over HTTP: ec:4+2 on six real
 // diskservers behind a gw.Server; files of every edge size; every pair of
@@ -41,10 +24,10 @@ func TestConformanceRemote(t *testing.T) {
 func TestEC42Servers(t *testing.T) {
 	const stripe = 32 << 10
 	c := startCluster(t, 6)
-	_, gwURL := c.gateway(t, stripe)
-	ids := c.ids()
+	_, gwURL := gateway(t, c, stripe)
+	ids := c.IDs()
 	url := func(method, id string) string {
-		return SignedURL(c.keys, gwURL, method, id, "", ec42, ids, time.Now().Add(time.Minute))
+		return wire.GatewayURL(c.Keys, gwURL, method, id, "", ec42, ids, time.Now().Add(time.Minute))
 	}
 	files := map[string][]byte{}
 	for i, n := range sizes(stripe) {
@@ -54,7 +37,7 @@ func TestEC42Servers(t *testing.T) {
 		if st != 201 {
 			t.Fatalf("PUT %d bytes: %d %s", n, st, body)
 		}
-		if got := h.Get(HeaderSize); got != fmt.Sprint(n) {
+		if got := h.Get(wire.HeaderSize); got != fmt.Sprint(n) {
 			t.Errorf("PUT %d bytes: size header %q", n, got)
 		}
 	}
@@ -80,15 +63,15 @@ func TestEC42Servers(t *testing.T) {
 	}
 	check("all up")
 	for _, p := range pairs(6) {
-		c.disks[p[0]].stop()
-		c.disks[p[1]].stop()
+		c.Disks[p[0]].Stop()
+		c.Disks[p[1]].Stop()
 		check(fmt.Sprintf("servers %v down", p))
-		c.disks[p[0]].start()
-		c.disks[p[1]].start()
+		c.Disks[p[0]].Start()
+		c.Disks[p[1]].Start()
 	}
 	// Three down: 503, never wrong bytes.
 	for _, i := range []int{1, 2, 4} {
-		c.disks[i].stop()
+		c.Disks[i].Stop()
 	}
 	for id, want := range files {
 		if len(want) == 0 {
@@ -100,7 +83,7 @@ func TestEC42Servers(t *testing.T) {
 		}
 	}
 	for _, i := range []int{1, 2, 4} {
-		c.disks[i].start()
+		c.Disks[i].Start()
 	}
 	// Unsatisfiable range, HEAD.
 	big := idFor(5)
@@ -140,36 +123,36 @@ func TestEC42Servers(t *testing.T) {
 	// Flip bytes in shard 2's file on disk: detected, reconstructed,
 	// reported by Verify, repaired by Repair.
 	chunk := int64(stripe / 4)
-	flipBytes(t, shardFile(t, c.disks[2].dir, big), headerSize+3*(chunk+crcSize)+100, 8)
+	flipBytes(t, shardFile(t, c.Disks[2].Dir, big), headerSize+3*(chunk+crcSize)+100, 8)
 	check("shard 2 corrupt")
-	s, err := New(Options{K: 4, M: 2, StripeSize: stripe, Shards: c.remotes()})
+	s, err := ec.New(ec.Options{K: 4, M: 2, StripeSize: stripe, Shards: c.Remotes()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep, err := s.Verify(t.Context(), big)
-	if err != nil || len(rep.Bad()) != 1 || rep.Bad()[0] != 2 || rep.Shards[2].State != ShardCorrupt {
+	if err != nil || len(rep.Bad()) != 1 || rep.Bad()[0] != 2 || rep.Shards[2].State != ec.ShardCorrupt {
 		t.Fatalf("Verify: %+v, %v", rep, err)
 	}
-	rr, err := Repair(t.Context(), s, big, nil)
+	rr, err := ec.Repair(t.Context(), s, big, nil)
 	if err != nil || len(rr.Rebuilt) != 1 || rr.Rebuilt[0].Index != 2 || !rr.Rebuilt[0].InPlace {
 		t.Fatalf("Repair: %+v, %v", rr, err)
 	}
 	if rep, err := s.Verify(t.Context(), big); err != nil || !rep.Healthy() {
 		t.Fatalf("after repair: %+v, %v", rep, err)
 	}
-	c.disks[0].stop()
-	c.disks[5].stop()
+	c.Disks[0].Stop()
+	c.Disks[5].Stop()
 	check("after repair, servers 0 and 5 down")
-	c.disks[0].start()
-	c.disks[5].start()
+	c.Disks[0].Start()
+	c.Disks[5].Start()
 
 	// DELETE removes every shard.
 	if st, _, body := httpDo(t, "DELETE", url("DELETE", big), nil, nil); st != 204 {
 		t.Fatalf("DELETE: %d %s", st, body)
 	}
-	for _, d := range c.disks {
-		if _, err := os.Stat(d.dir); err == nil {
-			shardGone(t, d.dir, big)
+	for _, d := range c.Disks {
+		if _, err := os.Stat(d.Dir); err == nil {
+			shardGone(t, d.Dir, big)
 		}
 	}
 	if st, _, _ := httpDo(t, "GET", url("GET", big), nil, nil); st != 404 {

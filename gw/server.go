@@ -11,6 +11,7 @@ import (
 
 	"shoal"
 	"shoal/diskserver/remote"
+	"shoal/internal/httperr"
 	"shoal/internal/objhttp"
 	"shoal/sign"
 	"shoal/wire"
@@ -18,7 +19,7 @@ import (
 
 // Server defaults.
 const (
-	DefaultPool              = "gw"
+	DefaultPool              = shoal.GatewayPool // the pool md sends EC and mirrored writes through
 	DefaultHeartbeatInterval = 5 * time.Second
 	DefaultMaxBodySize       = 64 << 30
 )
@@ -31,7 +32,7 @@ type ServerOptions struct {
 	MDURL      string     // md's base URL; empty: no commits, heartbeats or server list
 	Keys       *sign.Keys // cluster secrets
 	Pool       string     // pool reported in heartbeats; empty: DefaultPool
-	StripeSize int        // user bytes per stripe for new files; 0: DefaultStripeSize
+	StripeSize int        // user bytes per stripe for new files; 0: ec.DefaultStripeSize
 	// Servers maps data-server ids to base URLs without asking md (tests,
 	// or a fixed deployment); md's list, when there is one, adds to it.
 	Servers           map[string]string
@@ -43,7 +44,7 @@ type ServerOptions struct {
 
 // Server is the HTTP front of the gateway: a data server speaking
 // diskserver's object protocol, with the shard servers named in each
-// signed URL (see SignedURL).
+// signed URL (see wire.GatewayURL).
 type Server struct {
 	opts ServerOptions
 	dir  *directory
@@ -147,12 +148,9 @@ func (s *Server) Handler() fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		path := string(ctx.Path())
 		if !strings.HasPrefix(path, "/obj/") {
-			fail(ctx, shoal.Errorf("gw", shoal.KindNotFound, "no such endpoint"))
+			httperr.Write(ctx, shoal.Errorf("gw", shoal.KindNotFound, "no such endpoint"))
 			return
 		}
 		s.serveObject(ctx, path[len("/obj/"):])
 	}
 }
-
-// fail answers err's status with its short reason.
-func fail(ctx *fasthttp.RequestCtx, err error) { objhttp.Fail(ctx, err) }

@@ -6,13 +6,9 @@ import (
 	"time"
 
 	"shoal"
+	"shoal/ec"
 	"shoal/wire"
 )
-
-// PathServers is md's signed internal endpoint listing the data servers
-// (md.PathAdminServers: POST, empty JSON body → []shoal.Server). gw does not
-// import md, so the path is repeated here.
-const PathServers = "/.shoal/admin/servers"
 
 // DefaultRefresh is how often the server list is fetched from md.
 const DefaultRefresh = 3 * time.Second
@@ -36,7 +32,7 @@ func (d *directory) refresh() error {
 		return nil
 	}
 	var list []shoal.Server
-	if _, err := d.md.Call(PathServers, struct{}{}, &list); err != nil {
+	if _, err := d.md.Call(wire.PathAdminServers, struct{}{}, &list); err != nil {
 		return err
 	}
 	urls := make(map[string]string, len(list))
@@ -82,7 +78,7 @@ func (d *directory) stores(ids []string) ([]shoal.BlobStore, error) {
 	out := make([]shoal.BlobStore, len(ids))
 	for i, id := range ids {
 		if id == "" {
-			out[i] = Absent{}
+			out[i] = ec.Absent{}
 			continue
 		}
 		u, ok := d.lookup(id)

@@ -13,14 +13,17 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal/diskserver"
+	"shoal/ec"
 	"shoal/internal/objhttp"
+	"shoal/internal/testcluster"
 	"shoal/storetest"
+	"shoal/wire"
 )
 
 // counted is a cluster of six diskservers whose requests are counted per
 // server, behind a gw.Server with the default stripe size.
 type counted struct {
-	c     *cluster
+	c     *testcluster.Cluster
 	reqs  []atomic.Int64 // by shard index
 	sent  []atomic.Int64 // body bytes answered, by shard index
 	gwURL string
@@ -33,12 +36,12 @@ func startCounted(tb testing.TB) *counted {
 	// Diskservers over the same data dirs, each in a server whose handler
 	// counts.
 	urls := map[string]string{}
-	for i, d := range c.disks {
+	for i, d := range c.Disks {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			tb.Fatal(err)
 		}
-		ds, err := diskserver.New(diskserver.Options{ID: d.id, Dirs: []string{d.dir}, Keys: d.keys, PublicURL: "http://" + ln.Addr().String(), ReserveBytes: -1})
+		ds, err := diskserver.New(diskserver.Options{ID: d.ID, Dirs: []string{d.Dir}, Keys: d.Keys, PublicURL: "http://" + ln.Addr().String(), ReserveBytes: -1})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -52,14 +55,14 @@ func startCounted(tb testing.TB) *counted {
 		}, "ds", 1<<30)
 		go hs.Serve(ln)
 		tb.Cleanup(func() { hs.Shutdown() })
-		urls[d.id] = "http://" + ln.Addr().String()
+		urls[d.ID] = "http://" + ln.Addr().String()
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	cc.gwURL = "http://" + ln.Addr().String()
-	srv, err := NewServer(ServerOptions{ID: "gw0", PublicURL: cc.gwURL, Keys: c.keys, Servers: urls})
+	srv, err := NewServer(ServerOptions{ID: "gw0", PublicURL: cc.gwURL, Keys: c.Keys, Servers: urls})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -69,7 +72,7 @@ func startCounted(tb testing.TB) *counted {
 }
 
 func (cc *counted) url(method, id string) string {
-	return SignedURL(cc.c.keys, cc.gwURL, method, id, "", ec42, cc.c.ids(), time.Now().Add(time.Hour))
+	return wire.GatewayURL(cc.c.Keys, cc.gwURL, method, id, "", ec42, cc.c.IDs(), time.Now().Add(time.Hour))
 }
 
 func (cc *counted) put(tb testing.TB, id string, data io.Reader, size int64) {
@@ -125,7 +128,7 @@ func TestSmallGetRequests(t *testing.T) {
 		t.Errorf("HEAD: shard requests %v, want 4", n)
 	}
 
-	dir := func(i int) string { return cc.c.disks[i].dir }
+	dir := func(i int) string { return cc.c.Disks[i].Dir }
 	flipBytes(t, shardFile(t, dir(2), "5a11"), headerSize+100, 2)
 	get("data shard 2 corrupt")
 	if n := cc.counts(); n[4] != 1 || n[5] != 0 {
@@ -161,8 +164,8 @@ func TestStripeRangesAcrossHead(t *testing.T) {
 	c := startCluster(t, 6)
 	f := newStreamFixture(t, c, nil)
 	chunk := int64(streamStripe / 4)
-	if shard := headerSize + 41*(chunk+crcSize); shard <= headSize {
-		t.Fatalf("shards of %d bytes fit in the head (%d): the test needs larger ones", shard, headSize)
+	if shard := headerSize + 41*(chunk+crcSize); shard <= ec.HeadSize {
+		t.Fatalf("shards of %d bytes fit in the head (%d): the test needs larger ones", shard, ec.HeadSize)
 	}
 	for st := int64(0); st*streamStripe < int64(len(f.data)); st++ {
 		lo := st*streamStripe + 5
@@ -195,15 +198,15 @@ func TestRangeDeepInLargeFile(t *testing.T) {
 		// The chunk holding the bytes (256 KiB with its crc) and, per data
 		// shard, a header and a footer; the whole stripe would be K chunks,
 		// and heads read at open for nothing K × 256 KiB more.
-		if max := int64(DefaultStripeSize/4 + 64<<10); sent() > max && r.lo > headSize*4 {
+		if max := int64(ec.DefaultStripeSize/4 + 64<<10); sent() > max && r.lo > ec.HeadSize*4 {
 			t.Errorf("Range %d-%d: more than %d bytes read from the data servers", r.lo, r.hi, max)
 		}
 	}
 	// Byte 6,000,000 is in stripe 5 at 757,120: chunk 2, on shard 2. With
 	// that chunk corrupt the one-chunk read fails its crc and the stripe is
 	// rebuilt from the others: still the right bytes.
-	const chunk = DefaultStripeSize / 4
-	flipBytes(t, shardFile(t, cc.c.disks[2].dir, "b16f"), headerSize+5*(chunk+crcSize)+757_120-2*chunk, 3)
+	const chunk = ec.DefaultStripeSize / 4
+	flipBytes(t, shardFile(t, cc.c.Disks[2].Dir, "b16f"), headerSize+5*(chunk+crcSize)+757_120-2*chunk, 3)
 	cc.counts()
 	st, _, got := httpDo(t, "GET", cc.url("GET", "b16f"), nil, map[string]string{"Range": "bytes=6000000-6000099"})
 	if st != 206 || !bytes.Equal(got, data[6_000_000:6_000_100]) {

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"shoal/internal/testcluster"
 	"shoal/storetest"
+	"shoal/wire"
 )
 
 // cutProxy forwards TCP connections to a data server and cuts every
@@ -73,7 +75,7 @@ func (p *cutProxy) URL() string { return "http://" + p.ln.Addr().String() }
 // streamFixture: ec:4+2 over six real diskservers behind a gw.Server, with
 // small stripes so that a file of a few hundred KiB has many.
 type streamFixture struct {
-	c     *cluster
+	c     *testcluster.Cluster
 	gwURL string
 	data  []byte
 	id    string
@@ -81,9 +83,9 @@ type streamFixture struct {
 
 const streamStripe = 32 << 10 // chunks of 8 KiB
 
-func newStreamFixture(t *testing.T, c *cluster, via map[string]string) *streamFixture {
+func newStreamFixture(t *testing.T, c *testcluster.Cluster, via map[string]string) *streamFixture {
 	t.Helper()
-	urls := c.urls()
+	urls := c.URLs()
 	for id, u := range via {
 		urls[id] = u
 	}
@@ -92,7 +94,7 @@ func newStreamFixture(t *testing.T, c *cluster, via map[string]string) *streamFi
 		t.Fatal(err)
 	}
 	gwURL := "http://" + ln.Addr().String()
-	srv, err := NewServer(ServerOptions{ID: "gw0", PublicURL: gwURL, Keys: c.keys, StripeSize: streamStripe, Servers: urls})
+	srv, err := NewServer(ServerOptions{ID: "gw0", PublicURL: gwURL, Keys: c.Keys, StripeSize: streamStripe, Servers: urls})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +112,7 @@ func newStreamFixture(t *testing.T, c *cluster, via map[string]string) *streamFi
 }
 
 func (f *streamFixture) url(method string) string {
-	return SignedURL(f.c.keys, f.gwURL, method, f.id, "", ec42, f.c.ids(), time.Now().Add(time.Minute))
+	return wire.GatewayURL(f.c.Keys, f.gwURL, method, f.id, "", ec42, f.c.IDs(), time.Now().Add(time.Minute))
 }
 
 // get fetches the whole file, or [lo, hi] with hi ≥ 0, and checks it.
@@ -131,8 +133,8 @@ func (f *streamFixture) get(t *testing.T, what string, lo, hi int64) {
 // the stripes after the cut completed from the other shards.
 func TestStreamShardCut(t *testing.T) {
 	c := startCluster(t, 6)
-	proxy := startCutProxy(t, c.disks[1].addr, 100<<10)
-	f := newStreamFixture(t, c, map[string]string{c.disks[1].id: proxy.URL()})
+	proxy := startCutProxy(t, c.Disks[1].Addr, 100<<10)
+	f := newStreamFixture(t, c, map[string]string{c.Disks[1].ID: proxy.URL()})
 	f.get(t, "shard 1 cut", 0, -1)
 	if proxy.cuts.Load() == 0 {
 		t.Fatal("the proxy never cut a connection: no shard stream went through it")
@@ -154,7 +156,7 @@ func TestStreamCorruptChunks(t *testing.T) {
 	chunk := int64(streamStripe / 4)
 	at := func(st, in int64) int64 { return headerSize + st*(chunk+crcSize) + in }
 	flip := func(shard int, st, in int64, n int) {
-		flipBytes(t, shardFile(t, c.disks[shard].dir, f.id), at(st, in), n)
+		flipBytes(t, shardFile(t, c.Disks[shard].Dir, f.id), at(st, in), n)
 	}
 	flip(0, 3, 10, 4)
 	flip(2, 10, chunk-1, 1)

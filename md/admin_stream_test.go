@@ -30,12 +30,12 @@ func streamEnv(t *testing.T, files, size int) *env {
 func TestAdminStreamsProgress(t *testing.T) {
 	const files, size = 12, 100_000
 	e := streamEnv(t, files, size)
-	var lines []Progress
-	var rep ScrubReport
+	var lines []wire.Progress
+	var rep wire.ScrubReport
 	// 1.2 MB at 0.5 MB/s: a couple of seconds, many progress lines.
-	err := wire.NewClient(e.url, e.keys).Stream(context.Background(), PathAdminScrub, ScrubRequest{RateMBps: 0.5},
+	err := wire.NewClient(e.url, e.keys).Stream(context.Background(), wire.PathAdminScrub, wire.ScrubRequest{RateMBps: 0.5},
 		func(raw json.RawMessage) {
-			var p Progress
+			var p wire.Progress
 			if err := json.Unmarshal(raw, &p); err != nil {
 				t.Errorf("progress line %s: %v", raw, err)
 			}
@@ -74,8 +74,8 @@ func TestAdminStreamHangUpStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		errc <- wire.NewClient(e.url, e.keys).Stream(ctx, PathAdminScrub, ScrubRequest{RateMBps: 0.05}, func(raw json.RawMessage) {
-			var p Progress
+		errc <- wire.NewClient(e.url, e.keys).Stream(ctx, wire.PathAdminScrub, wire.ScrubRequest{RateMBps: 0.05}, func(raw json.RawMessage) {
+			var p wire.Progress
 			json.Unmarshal(raw, &p)
 			if p.Bytes > 0 {
 				cancel()
@@ -105,22 +105,22 @@ func TestAdminStreamHangUpStops(t *testing.T) {
 func TestAdminStreamErrors(t *testing.T) {
 	e := streamEnv(t, 2, 10_000)
 	cl := wire.NewClient(e.url, e.keys)
-	err := cl.Stream(context.Background(), PathAdminDrain, DrainRequest{Server: "nope"}, nil, nil)
+	err := cl.Stream(context.Background(), wire.PathAdminDrain, wire.DrainRequest{Server: "nope"}, nil, nil)
 	if !shoal.IsKind(err, shoal.KindNotFound) {
 		t.Errorf("drain of an unknown server: %v, want KindNotFound", err)
 	}
-	var streamed, plain Report
-	if err := cl.Stream(context.Background(), PathAdminFsck, struct{}{}, nil, &streamed); err != nil {
+	var streamed, plain wire.FsckReport
+	if err := cl.Stream(context.Background(), wire.PathAdminFsck, struct{}{}, nil, &streamed); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cl.Call(PathAdminFsck, struct{}{}, &plain); err != nil {
+	if _, err := cl.Call(wire.PathAdminFsck, struct{}{}, &plain); err != nil {
 		t.Fatal(err)
 	}
 	if !streamed.OK || streamed.Replicas != 2 || streamed.Objects != 2 || plain.Replicas != streamed.Replicas || plain.OK != streamed.OK {
 		t.Errorf("streamed fsck %+v, plain %+v", streamed, plain)
 	}
 	// A bad signature is refused before any streaming: a plain 403.
-	err = wire.NewClient(e.url, sign.Random()).Stream(context.Background(), PathAdminFsck, struct{}{}, nil, nil)
+	err = wire.NewClient(e.url, sign.Random()).Stream(context.Background(), wire.PathAdminFsck, struct{}{}, nil, nil)
 	if !shoal.IsKind(err, shoal.KindPermission) {
 		t.Errorf("fsck signed with another key: %v, want KindPermission", err)
 	}
@@ -134,7 +134,7 @@ func TestAdminStreamShutdown(t *testing.T) {
 	started := make(chan struct{})
 	var once sync.Once
 	go func() {
-		errc <- wire.NewClient(e.url, e.keys).Stream(context.Background(), PathAdminScrub, ScrubRequest{RateMBps: 0.05},
+		errc <- wire.NewClient(e.url, e.keys).Stream(context.Background(), wire.PathAdminScrub, wire.ScrubRequest{RateMBps: 0.05},
 			func(json.RawMessage) { once.Do(func() { close(started) }) }, nil)
 	}()
 	select {

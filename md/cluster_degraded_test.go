@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"shoal/storetest"
+	"shoal/wire"
 )
 
 // TestECDegradedWrite: with md.degraded_writes, an ec:4+2 pool with only
@@ -40,8 +41,8 @@ func TestECDegradedWrite(t *testing.T) {
 	c.start(a.Replicas[0].Server)
 	c.waitLive(a.Replicas[0].Server)
 
-	var sr ScrubReport
-	c.admin(PathAdminScrub, ScrubRequest{}, &sr)
+	var sr wire.ScrubReport
+	c.admin(wire.PathAdminScrub, wire.ScrubRequest{}, &sr)
 	if sr.Files != 2 || sr.Bad != 2 || len(sr.Problems) != 2 || sr.Problems[0].Shard != 5 || !strings.Contains(sr.Problems[0].Problem, "missing") {
 		t.Fatalf("scrub of two degraded files: %+v", sr)
 	}
@@ -56,8 +57,8 @@ func TestECDegradedWrite(t *testing.T) {
 	c.start(ids[5])
 	c.waitLive(ids[0], ids[5])
 
-	var rr RepairReport
-	c.admin(PathAdminRepair, struct{}{}, &rr)
+	var rr wire.RepairReport
+	c.admin(wire.PathAdminRepair, struct{}{}, &rr)
 	if rr.Files != 2 || rr.Repaired != 2 || rr.Failed != 0 {
 		t.Fatalf("repair of two degraded files: %+v", rr)
 	}
@@ -74,7 +75,7 @@ func TestECDegradedWrite(t *testing.T) {
 			t.Fatalf("%s after repair: %+v, want shard 5 on %s", p, e.Replicas, ids[5])
 		}
 	}
-	c.admin(PathAdminScrub, ScrubRequest{}, &sr)
+	c.admin(wire.PathAdminScrub, wire.ScrubRequest{}, &sr)
 	if sr.Bad != 0 {
 		t.Fatalf("scrub after repair: %+v", sr)
 	}

@@ -204,11 +204,11 @@ func (c *cluster) admin(path string, req, reply any) {
 // pool creates pool with layout and maps dir (created) to it.
 func (c *cluster) pool(name, layout, dir string) {
 	c.t.Helper()
-	c.admin(PathAdminPoolAdd, PoolAddRequest{Name: name, Layout: layout}, nil)
+	c.admin(wire.PathAdminPoolAdd, wire.PoolAddRequest{Name: name, Layout: layout}, nil)
 	if st, _ := c.do("MKCOL", c.rURL, dir, nil, nil); st != 201 {
 		c.t.Fatalf("MKCOL %s: %d", dir, st)
 	}
-	c.admin(PathAdminPoolSet, PoolSetRequest{Dir: dir, Pool: name}, nil)
+	c.admin(wire.PathAdminPoolSet, wire.PoolSetRequest{Dir: dir, Pool: name}, nil)
 }
 
 var httpClient = &http.Client{Timeout: 60 * time.Second}

@@ -12,6 +12,7 @@ import (
 
 	"shoal"
 	"shoal/storetest"
+	"shoal/wire"
 )
 
 // TestReplica2Cluster: replica:2 files get two copies on two servers
@@ -21,7 +22,7 @@ import (
 func TestReplica2Cluster(t *testing.T) {
 	c := newCluster(t)
 	c.addDisks("r2", 3)
-	c.admin(PathAdminPoolAdd, PoolAddRequest{Name: "r2", Layout: "replica:2"}, nil)
+	c.admin(wire.PathAdminPoolAdd, wire.PoolAddRequest{Name: "r2", Layout: "replica:2"}, nil)
 	if st, _ := c.do("MKCOL", c.rURL, "/r", nil, nil); st != 201 {
 		t.Fatal("MKCOL")
 	}
@@ -30,7 +31,7 @@ func TestReplica2Cluster(t *testing.T) {
 		t.Fatalf("PROPPATCH shoal:pool: %d %s", st, body)
 	}
 	var pools []shoal.Pool
-	c.admin(PathAdminPools, struct{}{}, &pools)
+	c.admin(wire.PathAdminPools, struct{}{}, &pools)
 	if len(pools) != 2 || pools[1].Name != "r2" {
 		t.Fatalf("pools: %+v", pools)
 	}
@@ -117,8 +118,8 @@ func TestDrainUnderLoad(t *testing.T) {
 		})
 	}
 	time.Sleep(200 * time.Millisecond)
-	var dr DrainReport
-	c.admin(PathAdminDrain, DrainRequest{Server: victim}, &dr)
+	var dr wire.DrainReport
+	c.admin(wire.PathAdminDrain, wire.DrainRequest{Server: victim}, &dr)
 	close(stop)
 	wg.Wait()
 	if len(failures) > 0 {

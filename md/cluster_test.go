@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"shoal/storetest"
+	"shoal/wire"
 )
 
 // TestEC42Cluster: an ec:4+2 pool of seven real data servers behind md
@@ -62,17 +63,17 @@ func TestEC42Cluster(t *testing.T) {
 	// rebuilds it in place, scrub is then clean.
 	flip(t, c.objectFile(shardOn(1), a.Replicas[1].Object), 4096)
 	c.mustGet("/ec/a", files["/ec/a"])
-	var sr ScrubReport
-	c.admin(PathAdminScrub, ScrubRequest{RateMBps: 50}, &sr)
+	var sr wire.ScrubReport
+	c.admin(wire.PathAdminScrub, wire.ScrubRequest{RateMBps: 50}, &sr)
 	if sr.Files != 2 || sr.Bad != 1 || len(sr.Problems) != 1 || sr.Problems[0].Server != shardOn(1) || !strings.Contains(sr.Problems[0].Problem, "corrupt") {
 		t.Fatalf("scrub: %+v", sr)
 	}
-	var rr RepairReport
-	c.admin(PathAdminRepair, struct{}{}, &rr)
+	var rr wire.RepairReport
+	c.admin(wire.PathAdminRepair, struct{}{}, &rr)
 	if rr.Repaired != 1 || rr.Failed != 0 || rr.Healthy != 1 {
 		t.Fatalf("repair of the corrupt shard: %+v", rr)
 	}
-	c.admin(PathAdminScrub, ScrubRequest{}, &sr)
+	c.admin(wire.PathAdminScrub, wire.ScrubRequest{}, &sr)
 	if sr.Bad != 0 {
 		t.Fatalf("scrub after repair: %+v", sr)
 	}
@@ -93,7 +94,7 @@ func TestEC42Cluster(t *testing.T) {
 	}
 	c.kill(dead)
 	c.waitDead()
-	c.admin(PathAdminRepair, struct{}{}, &rr)
+	c.admin(wire.PathAdminRepair, struct{}{}, &rr)
 	if rr.Failed != 0 || rr.Repaired != wantRepaired {
 		t.Fatalf("repair with %s dead: %+v", dead, rr)
 	}

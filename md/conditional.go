@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 )
 
 // Conditional requests (RFC 9110 §13): If-Match, If-None-Match,
@@ -213,7 +214,7 @@ func (s *Server) readConditions(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
 	case err == errNotModified:
 		s.notModified(ctx, e)
 	default:
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 	}
 	return false
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 )
 
 var hdrDepth = []byte("Depth")
@@ -15,7 +16,7 @@ var hdrDepth = []byte("Depth")
 func (s *Server) handleDelete(ctx *fasthttp.RequestCtx) {
 	path, _, err := requestPath(ctx)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if d := ctx.Request.Header.PeekBytes(hdrDepth); len(d) > 0 && !equalFold(d, "infinity") {
@@ -27,15 +28,15 @@ func (s *Server) handleDelete(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if err := s.checkWrite(ctx, path, true); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if err := s.checkConditions(ctx, path); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if err := s.cat.Remove(s.base, path, time.Now().Add(s.opts.URLTTL)); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	ctx.SetStatusCode(fasthttp.StatusNoContent)

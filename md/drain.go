@@ -8,20 +8,9 @@ import (
 	"time"
 
 	"shoal"
-	"shoal/gw"
+	"shoal/ec"
+	"shoal/wire"
 )
-
-// DrainReport is what Drain did.
-type DrainReport struct {
-	Server   string           `json:"server"`
-	Moved    int              `json:"moved"`    // replicas and shards moved off
-	Passes   int              `json:"passes"`   // walks over the server's replicas
-	Left     int              `json:"left"`     // replica rows still on it at the end
-	State    string           `json:"state"`    // retired when it holds nothing, else draining
-	Problems []ProblemReplica `json:"problems"` // moves that failed in the last pass and stay undone
-	Retried  int              `json:"retried"`  // moves that failed in a pass and were tried again in the next
-	Elapsed  string           `json:"elapsed"`
-}
 
 // drainIdle is the pause between passes while only uploads begun before
 // the drain are still pending on the server.
@@ -42,9 +31,9 @@ const drainSettle = 500 * time.Millisecond
 // and, once nothing is left (uploads begun before the drain included),
 // marks it retired. The server's garbage loop then empties its disks. tr
 // (may be nil) follows it pass by pass.
-func (s *Server) Drain(ctx context.Context, id string, tr *Tracker) (DrainReport, error) {
+func (s *Server) Drain(ctx context.Context, id string, tr *Tracker) (wire.DrainReport, error) {
 	start := time.Now()
-	rep := DrainReport{Server: id, Problems: []ProblemReplica{}, State: string(shoal.ServerDraining)}
+	rep := wire.DrainReport{Server: id, Problems: []wire.ProblemReplica{}, State: string(shoal.ServerDraining)}
 	servers, err := s.serverInfo(ctx)
 	if err != nil {
 		return rep, err
@@ -53,7 +42,7 @@ func (s *Server) Drain(ctx context.Context, id string, tr *Tracker) (DrainReport
 	if !ok {
 		return rep, shoal.Errorf("md.drain", shoal.KindNotFound, "no server %q", id)
 	}
-	if sv.Pool == GatewayPool {
+	if sv.Pool == shoal.GatewayPool {
 		return rep, shoal.Errorf("md.drain", shoal.KindInvalid, "%s is a gw: it holds no data", id)
 	}
 	if sv.State != shoal.ServerRetired {
@@ -133,7 +122,7 @@ func (s *Server) Drain(ctx context.Context, id string, tr *Tracker) (DrainReport
 					continue
 				}
 				if err := s.moveOff(ctx, servers, e, r); err != nil {
-					rep.Problems = append(rep.Problems, ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Server: id,
+					rep.Problems = append(rep.Problems, wire.ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Server: id,
 						Object: r.Object, Shard: r.Shard, Problem: "move failed", Action: shoal.Reason(err)})
 					tr.Problem(1)
 					continue
@@ -186,7 +175,7 @@ func (s *Server) moveOff(ctx context.Context, servers map[string]shoal.Server, e
 		return err
 	}
 	dst := s.storeOf(servers, target)
-	rr, err := gw.Repair(ctx, st, object, map[int]shoal.BlobStore{r.Shard: dst})
+	rr, err := ec.Repair(ctx, st, object, map[int]shoal.BlobStore{r.Shard: dst})
 	if err != nil {
 		return err
 	}

@@ -4,34 +4,11 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 )
 
-var (
-	hdrRetryAfter = []byte("Retry-After")
-	valFive       = []byte("5")
-	ctTextPlain   = []byte("text/plain; charset=utf-8")
-)
-
-// writeError answers err: the status of its kind, its short reason as a
-// text/plain body, and Retry-After on 503 (contract 4: the client retries
-// while a backend is down).
-func writeError(ctx *fasthttp.RequestCtx, err error) {
-	kind := shoal.KindOf(err)
-	status := kind.Status()
-	closeConn := ctx.Response.ConnectionClose() // set by who left the body unread
-	ctx.Response.Reset()
-	if closeConn {
-		ctx.SetConnectionClose()
-	}
-	ctx.SetStatusCode(status)
-	if status == fasthttp.StatusServiceUnavailable {
-		ctx.Response.Header.SetBytesKV(hdrRetryAfter, valFive)
-	}
-	ctx.Response.Header.SetContentTypeBytes(ctTextPlain)
-	ctx.SetBodyString(shoal.Reason(err) + "\n")
-}
-
-// fail is writeError for an error md finds itself.
+// fail answers an error md finds itself with the one error writer
+// (httperr.Write: the kind's status, X-Shoal-Kind, Retry-After on 503).
 func fail(ctx *fasthttp.RequestCtx, op string, kind shoal.Kind, reason string) {
-	writeError(ctx, shoal.Errorf(op, kind, "%s", reason))
+	httperr.Write(ctx, shoal.Errorf(op, kind, "%s", reason))
 }

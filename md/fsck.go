@@ -6,35 +6,8 @@ import (
 	"sort"
 
 	"shoal"
+	"shoal/wire"
 )
-
-// Report is what fsck found. OK is true when nothing is orphaned or
-// missing and every server with data was reachable.
-type Report struct {
-	OK          bool            `json:"ok"`
-	Servers     int             `json:"servers"`  // servers checked
-	Replicas    int64           `json:"replicas"` // replicas the catalog names
-	Objects     int64           `json:"objects"`  // objects found on disks
-	Orphans     []FsckObject    `json:"orphans"`  // on disk, unknown to the catalog
-	Missing     []FsckObject    `json:"missing"`  // in the catalog, absent on disk or of the wrong size
-	Unreachable []FsckUnreached `json:"unreachable"`
-}
-
-// FsckObject is one object fsck reports.
-type FsckObject struct {
-	Server string `json:"server"`
-	Object string `json:"object"`
-	Path   string `json:"path,omitempty"` // an entry that references it (missing only)
-	Size   int64  `json:"size"`           // on disk (orphans) or expected (missing)
-	Found  int64  `json:"found,omitempty"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// FsckUnreached is a server fsck could not list.
-type FsckUnreached struct {
-	Server string `json:"server"`
-	Error  string `json:"error"`
-}
 
 // Fsck compares, for every non-retired server, the replicas the catalog
 // names (Catalog.WalkReplicas) with the objects on the server's disks
@@ -42,8 +15,8 @@ type FsckUnreached struct {
 // listed after the catalog walk started may show as orphans if their
 // upload committed meanwhile: run it twice before deleting anything. tr
 // (may be nil) follows it server by server.
-func Fsck(ctx context.Context, cat shoal.Catalog, store func(shoal.Server) shoal.BlobStore, tr *Tracker) (Report, error) {
-	rep := Report{Orphans: []FsckObject{}, Missing: []FsckObject{}, Unreachable: []FsckUnreached{}}
+func Fsck(ctx context.Context, cat shoal.Catalog, store func(shoal.Server) shoal.BlobStore, tr *Tracker) (wire.FsckReport, error) {
+	rep := wire.FsckReport{Orphans: []wire.FsckObject{}, Missing: []wire.FsckObject{}, Unreachable: []wire.FsckUnreached{}}
 	servers, err := cat.Servers(ctx)
 	if err != nil {
 		return rep, err
@@ -51,7 +24,7 @@ func Fsck(ctx context.Context, cat shoal.Catalog, store func(shoal.Server) shoal
 	sort.Slice(servers, func(i, j int) bool { return servers[i].ID < servers[j].ID })
 	var checked []shoal.Server
 	for _, sv := range servers {
-		if sv.State != shoal.ServerRetired && sv.Pool != GatewayPool { // gws hold no data: their shards are on data servers
+		if sv.State != shoal.ServerRetired && sv.Pool != shoal.GatewayPool { // gws hold no data: their shards are on data servers
 			checked = append(checked, sv)
 		}
 	}
@@ -84,7 +57,7 @@ func Fsck(ctx context.Context, cat shoal.Catalog, store func(shoal.Server) shoal
 			return nil
 		})
 		if err != nil {
-			rep.Unreachable = append(rep.Unreachable, FsckUnreached{Server: sv.ID, Error: shoal.Reason(err)})
+			rep.Unreachable = append(rep.Unreachable, wire.FsckUnreached{Server: sv.ID, Error: shoal.Reason(err)})
 			tr.Problem(1)
 			continue
 		}
@@ -92,7 +65,7 @@ func Fsck(ctx context.Context, cat shoal.Catalog, store func(shoal.Server) shoal
 		rep.Objects += int64(len(onDisk))
 		for id, size := range onDisk {
 			if _, ok := expected[id]; !ok {
-				rep.Orphans = append(rep.Orphans, FsckObject{Server: sv.ID, Object: id, Size: size})
+				rep.Orphans = append(rep.Orphans, wire.FsckObject{Server: sv.ID, Object: id, Size: size})
 			}
 		}
 		for id, w := range expected {
@@ -102,9 +75,9 @@ func Fsck(ctx context.Context, cat shoal.Catalog, store func(shoal.Server) shoal
 			size, ok := onDisk[id]
 			switch {
 			case !ok:
-				rep.Missing = append(rep.Missing, FsckObject{Server: sv.ID, Object: id, Path: w.path, Size: w.size, Reason: "not on disk"})
+				rep.Missing = append(rep.Missing, wire.FsckObject{Server: sv.ID, Object: id, Path: w.path, Size: w.size, Reason: "not on disk"})
 			case size != w.size:
-				rep.Missing = append(rep.Missing, FsckObject{Server: sv.ID, Object: id, Path: w.path, Size: w.size, Found: size, Reason: "size mismatch"})
+				rep.Missing = append(rep.Missing, wire.FsckObject{Server: sv.ID, Object: id, Path: w.path, Size: w.size, Found: size, Reason: "size mismatch"})
 			}
 		}
 		tr.Problem(len(rep.Orphans) + len(rep.Missing) - before)
@@ -115,7 +88,7 @@ func Fsck(ctx context.Context, cat shoal.Catalog, store func(shoal.Server) shoal
 	return rep, nil
 }
 
-func sortObjects(o []FsckObject) {
+func sortObjects(o []wire.FsckObject) {
 	sort.Slice(o, func(i, j int) bool {
 		if o[i].Server != o[j].Server {
 			return o[i].Server < o[j].Server

@@ -20,9 +20,9 @@ func TestFsck(t *testing.T) {
 	e.put("/b", bytes.Repeat([]byte("b"), 10000)).want(t, "PUT", 201, "")
 	e.put("/inline", []byte("i")).want(t, "PUT", 201, "")
 
-	admin := func() Report {
-		var rep Report
-		if _, err := wire.NewClient(e.url, e.keys).Call(PathAdminFsck, struct{}{}, &rep); err != nil {
+	admin := func() wire.FsckReport {
+		var rep wire.FsckReport
+		if _, err := wire.NewClient(e.url, e.keys).Call(wire.PathAdminFsck, struct{}{}, &rep); err != nil {
 			t.Fatal(err)
 		}
 		return rep
@@ -66,9 +66,9 @@ func TestFsck(t *testing.T) {
 	}
 
 	// Unsigned admin calls are refused.
-	e.do("POST", PathAdminFsck, nil, []byte("{}")).want(t, "unsigned fsck", 403, "")
+	e.do("POST", wire.PathAdminFsck, nil, []byte("{}")).want(t, "unsigned fsck", 403, "")
 	var servers []shoal.Server
-	if _, err := wire.NewClient(e.url, e.keys).Call(PathAdminServers, struct{}{}, &servers); err != nil || len(servers) != 1 || servers[0].ID != "ds1" {
+	if _, err := wire.NewClient(e.url, e.keys).Call(wire.PathAdminServers, struct{}{}, &servers); err != nil || len(servers) != 1 || servers[0].ID != "ds1" {
 		t.Errorf("admin servers: %+v %v", servers, err)
 	}
 }

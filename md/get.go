@@ -9,7 +9,9 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 	"shoal/internal/httprange"
+	"shoal/wire"
 )
 
 var (
@@ -24,12 +26,12 @@ var (
 func (s *Server) handleGet(ctx *fasthttp.RequestCtx) {
 	path, _, err := requestPath(ctx)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	e, err := s.stat(ctx, path)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if !s.readConditions(ctx, e) {
@@ -75,7 +77,7 @@ func (s *Server) getInline(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 	if h := ctx.Request.Header.PeekBytes(hdrRange); len(h) > 0 {
 		var err error
 		if rs, err = httprange.Parse(string(h), e.Size); err != nil {
-			writeError(ctx, err)
+			httperr.Write(ctx, err)
 			if shoal.IsKind(err, shoal.KindBadRange) {
 				buf := getBuf()
 				buf.b = httprange.AppendUnsatisfied(buf.b[:0], e.Size)
@@ -110,7 +112,7 @@ func (s *Server) getInline(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 func (s *Server) getRedirect(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 	urls, err := s.readURLs(s.base, e)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	s.setEntryHeaders(ctx, e)
@@ -122,7 +124,7 @@ func (s *Server) getRedirect(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 func (s *Server) getProxy(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 	urls, err := s.readURLs(s.base, e)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	req := fasthttp.AcquireRequest()
@@ -145,20 +147,19 @@ func (s *Server) getProxy(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 		resp = nil
 	}
 	if resp == nil {
-		writeError(ctx, shoal.E("GET", e.Path, shoal.KindUnavailable, err))
+		httperr.Write(ctx, shoal.E("GET", e.Path, shoal.KindUnavailable, err))
 		return
 	}
 	status := resp.StatusCode()
 	if status != fasthttp.StatusOK && status != fasthttp.StatusPartialContent {
+		// The data server's error, relayed with its kind and reason.
 		body, _ := io.ReadAll(io.LimitReader(resp.BodyStream(), 4096))
-		ctx.SetStatusCode(status)
-		ctx.Response.Header.SetContentTypeBytes(ctTextPlain)
+		httperr.Write(ctx, wire.ResponseError("GET", e.Path, status, func(k string) string { return string(resp.Header.Peek(k)) }, body))
 		if cr := resp.Header.PeekBytes(hdrContentRange); status == fasthttp.StatusRequestedRangeNotSatisfiable && len(cr) > 0 {
 			ctx.Response.Header.SetBytesKV(hdrContentRange, cr)
 		}
 		resp.CloseBodyStream()
 		fasthttp.ReleaseResponse(resp)
-		ctx.SetBody(body)
 		return
 	}
 	s.setEntryHeaders(ctx, e)
@@ -188,7 +189,7 @@ func (p *proxiedBody) Close() error {
 func (s *Server) getDir(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 	children, err := s.cat.List(s.base, e.Path)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	s.setEntryHeaders(ctx, e)

@@ -9,14 +9,9 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 	"shoal/sign"
 	"shoal/wire"
-)
-
-// Admin endpoints, signed like the wire API (used by `shoal admin`).
-const (
-	PathAdminFsck    = "/.shoal/admin/fsck"    // empty body → Report
-	PathAdminServers = "/.shoal/admin/servers" // empty body → []shoal.Server
 )
 
 const maxInternalBody = 4 << 20
@@ -31,13 +26,13 @@ func (s *Server) handleInternal(ctx *fasthttp.RequestCtx, path string) {
 	}
 	body, err := s.readInternalBody(ctx)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	h := &ctx.Request.Header
 	if err := wire.Verify(s.keys, fasthttp.MethodPost, path, body,
 		string(h.Peek(sign.HeaderKeyID)), string(h.Peek(sign.HeaderExpiry)), string(h.Peek(sign.HeaderSig))); err != nil {
-		writeError(ctx, shoal.E(op, shoal.KindPermission, err))
+		httperr.Write(ctx, shoal.E(op, shoal.KindPermission, err))
 		return
 	}
 	switch path {
@@ -49,9 +44,9 @@ func (s *Server) handleInternal(ctx *fasthttp.RequestCtx, path string) {
 		s.internalGarbage(ctx, body)
 	case wire.PathGarbageOK:
 		s.internalGarbageDone(ctx, body)
-	case PathAdminFsck:
+	case wire.PathAdminFsck:
 		s.adminFsck(ctx)
-	case PathAdminServers:
+	case wire.PathAdminServers:
 		s.adminServers(ctx)
 	default:
 		if !s.handleAdminOps(ctx, path, body) {
@@ -90,7 +85,7 @@ func decode(body []byte, v any) error {
 func (s *Server) replyJSON(ctx *fasthttp.RequestCtx, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		writeError(ctx, shoal.E("internal", err))
+		httperr.Write(ctx, shoal.E("internal", err))
 		return
 	}
 	ctx.SetStatusCode(status)
@@ -104,12 +99,12 @@ func (s *Server) replyJSON(ctx *fasthttp.RequestCtx, status int, v any) {
 func (s *Server) internalCommit(ctx *fasthttp.RequestCtx, body []byte) {
 	var req wire.CommitRequest
 	if err := decode(body, &req); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	c, err := req.ToCommit()
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	now := time.Now()
@@ -118,7 +113,7 @@ func (s *Server) internalCommit(ctx *fasthttp.RequestCtx, body []byte) {
 	}
 	e, err := s.cat.FinishUpload(s.base, c, now.Add(s.opts.URLTTL))
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	status := fasthttp.StatusNoContent
@@ -135,7 +130,7 @@ func (s *Server) internalCommit(ctx *fasthttp.RequestCtx, body []byte) {
 func (s *Server) internalHeartbeat(ctx *fasthttp.RequestCtx, body []byte) {
 	var hb wire.Heartbeat
 	if err := decode(body, &hb); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if hb.ID == "" || hb.URL == "" {
@@ -150,7 +145,7 @@ func (s *Server) internalHeartbeat(ctx *fasthttp.RequestCtx, body []byte) {
 	err := s.cat.PutServer(s.base, &shoal.Server{ID: hb.ID, URL: hb.URL, Pool: hb.Pool, State: state,
 		Free: hb.Free, Total: hb.Total, LastSeen: time.Now()})
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	// A new server takes writes at once; one that moved (restarted on a new
@@ -165,7 +160,7 @@ func (s *Server) internalHeartbeat(ctx *fasthttp.RequestCtx, body []byte) {
 func (s *Server) internalGarbage(ctx *fasthttp.RequestCtx, body []byte) {
 	var req wire.GarbageRequest
 	if err := decode(body, &req); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if req.Limit <= 0 || req.Limit > 10000 {
@@ -173,7 +168,7 @@ func (s *Server) internalGarbage(ctx *fasthttp.RequestCtx, body []byte) {
 	}
 	items, err := s.cat.Garbage(s.base, req.Server, time.Now(), req.Limit)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	reply := wire.GarbageReply{Items: make([]wire.GarbageItem, 0, len(items))}
@@ -186,11 +181,11 @@ func (s *Server) internalGarbage(ctx *fasthttp.RequestCtx, body []byte) {
 func (s *Server) internalGarbageDone(ctx *fasthttp.RequestCtx, body []byte) {
 	var req wire.GarbageDone
 	if err := decode(body, &req); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if err := s.cat.DropGarbage(s.base, req.IDs); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
@@ -204,7 +199,7 @@ func (s *Server) adminFsck(ctx *fasthttp.RequestCtx) {
 func (s *Server) adminServers(ctx *fasthttp.RequestCtx) {
 	servers, err := s.cat.Servers(s.base)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	s.replyJSON(ctx, fasthttp.StatusOK, servers)

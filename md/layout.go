@@ -11,12 +11,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
-	"shoal/gw"
+	"shoal/wire"
 )
-
-// GatewayPool is the pool gws register in (their heartbeats say so): md
-// sends ec:K+M files and replica:N writes (N > 1) through a live gw of it.
-const GatewayPool = gw.DefaultPool
 
 // needsGateway reports whether writes of l go through a gw: every EC
 // layout, and replica:N with N > 1 (the gw writes the N copies in parallel
@@ -26,14 +22,9 @@ func needsGateway(l shoal.Layout) bool {
 	return l.Kind == shoal.LayoutEC || l.N > 1
 }
 
-// poolFor is the pool and layout a new file at path gets; a catalog
-// without pools has the one default pool.
+// poolFor is the pool and layout a new file at path gets.
 func (s *Server) poolFor(ctx context.Context, path string) (shoal.Pool, error) {
-	ps, ok := s.cat.(shoal.PoolStore)
-	if !ok {
-		return shoal.Pool{Name: shoal.DefaultPool, Layout: shoal.DefaultLayout}, nil
-	}
-	p, err := ps.PoolFor(ctx, path)
+	p, err := s.cat.PoolFor(ctx, path)
 	if err != nil {
 		return shoal.Pool{}, err
 	}
@@ -135,12 +126,12 @@ func (p *placement) gateway(ctx context.Context, l shoal.Layout) (*shoal.Server,
 	var live []*shoal.Server
 	for i := range servers {
 		sv := &servers[i]
-		if sv.Pool == GatewayPool && sv.State != shoal.ServerRetired && sv.Live(now, p.ttl) {
+		if sv.Pool == shoal.GatewayPool && sv.State != shoal.ServerRetired && sv.Live(now, p.ttl) {
 			live = append(live, sv)
 		}
 	}
 	if len(live) == 0 {
-		return nil, shoal.Errorf("placement", shoal.KindUnavailable, "no live gw (pool %s) to serve %s", GatewayPool, l)
+		return nil, shoal.Errorf("placement", shoal.KindUnavailable, "no live gw (pool %s) to serve %s", shoal.GatewayPool, l)
 	}
 	return live[rand.IntN(len(live))], nil
 }
@@ -185,7 +176,7 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 	}
 	exp := now.Add(s.opts.URLTTL)
 	if gwSrv != nil {
-		return gw.SignedURL(s.keys, gwSrv.URL, fasthttp.MethodPut, u.Object, u.ID, u.Layout, ids, exp), nil
+		return wire.GatewayURL(s.keys, gwSrv.URL, fasthttp.MethodPut, u.Object, u.ID, u.Layout, ids, exp), nil
 	}
 	return s.keys.URL(servers[0].URL, fasthttp.MethodPut, u.Object, u.ID, exp), nil
 }
@@ -204,7 +195,7 @@ func (s *Server) readURLs(ctx context.Context, e *shoal.Entry) ([]string, error)
 		if err != nil {
 			return nil, err
 		}
-		return []string{gw.SignedURL(s.keys, g.URL, fasthttp.MethodGet, object, "", e.Layout, servers, exp)}, nil
+		return []string{wire.GatewayURL(s.keys, g.URL, fasthttp.MethodGet, object, "", e.Layout, servers, exp)}, nil
 	}
 	reps, err := s.placement.liveReplicas(ctx, e)
 	if err != nil {

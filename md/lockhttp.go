@@ -13,6 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 )
 
 var (
@@ -104,12 +105,12 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 	const op = "LOCK"
 	path, _, err := requestPath(ctx)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	body, err := s.readXMLBody(ctx, op)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	timeout := parseTimeout(ctx.Request.Header.PeekBytes(hdrTimeout), defaultRequestedTimeout, s.opts.LockTimeout)
@@ -127,12 +128,12 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 				return
 			}
 		}
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	l, err := parseLockinfo(body)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if len(l.Owner) > s.opts.MaxLockOwner {
@@ -151,7 +152,7 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 	if h := ctx.Request.Header.PeekBytes(hdrIf); len(h) > 0 {
 		lists, err := parseIf(string(h))
 		if err != nil {
-			writeError(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 		if !s.evalIf(ctx, path, lists) {
@@ -162,7 +163,7 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 	status := fasthttp.StatusOK
 	if _, err := s.cat.Stat(s.base, path); shoal.IsKind(err, shoal.KindNotFound) {
 		if err := s.checkLocks(ctx, path, false, nil); err != nil {
-			writeError(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 		m := md5.Sum(nil)
@@ -172,18 +173,18 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 			if shoal.IsKind(err, shoal.KindNotDir) {
 				err = shoal.Errorf(op, shoal.KindConflict, "parent is not a collection")
 			}
-			writeError(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 		status = fasthttp.StatusCreated
 	} else if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	now := time.Now()
 	l.Token, l.Expires = newLockToken(), now.Add(l.Timeout)
 	if err := s.cat.CreateLock(s.base, l, shoal.LockLimits{PerPrincipal: s.opts.LocksPerPrincipal, Total: s.opts.LocksTotal}, now); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	s.lockCount.n.Add(1)
@@ -284,7 +285,7 @@ func (s *Server) handleUnlock(ctx *fasthttp.RequestCtx) {
 	const op = "UNLOCK"
 	path, _, err := requestPath(ctx)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	tok := strings.TrimSpace(string(ctx.Request.Header.PeekBytes(hdrLockToken)))
@@ -296,7 +297,7 @@ func (s *Server) handleUnlock(ctx *fasthttp.RequestCtx) {
 		if shoal.IsKind(err, shoal.KindConflict) {
 			err = shoal.Errorf(op, shoal.KindConflict, "lock token does not match a lock on this resource")
 		}
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	ctx.SetStatusCode(fasthttp.StatusNoContent)

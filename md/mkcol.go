@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 )
 
 // hasBody reports whether the request announces a body.
@@ -19,7 +20,7 @@ func hasBody(ctx *fasthttp.RequestCtx) bool {
 func (s *Server) handleMkcol(ctx *fasthttp.RequestCtx) {
 	path, _, err := requestPath(ctx)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if hasBody(ctx) {
@@ -28,14 +29,14 @@ func (s *Server) handleMkcol(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if err := s.checkWrite(ctx, path, false); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if _, err := s.cat.Mkdir(s.base, path, time.Now()); err != nil {
 		if shoal.IsKind(err, shoal.KindNotDir) {
 			err = shoal.Errorf("MKCOL", shoal.KindConflict, "parent is not a collection")
 		}
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	ctx.SetStatusCode(fasthttp.StatusCreated)

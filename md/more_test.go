@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/valyala/fasthttp"
-
 	"shoal"
 	"shoal/wire"
 )
@@ -105,17 +103,5 @@ func TestLimitsAndInternal(t *testing.T) {
 	}
 	if e.snapshot() != before {
 		t.Error("refused requests changed something")
-	}
-}
-
-// TestUnavailableAnswer: an unavailable backend is 503 with Retry-After
-// (contract 4). (A closed SQLite catalog reports KindOther, so this checks
-// md's mapping directly; see the report.)
-func TestUnavailableAnswer(t *testing.T) {
-	var ctx fasthttp.RequestCtx
-	writeError(&ctx, shoal.Errorf("catalog.Stat", shoal.KindUnavailable, "connection refused"))
-	if ctx.Response.StatusCode() != 503 || string(ctx.Response.Header.Peek("Retry-After")) != "5" ||
-		string(ctx.Response.Body()) != "unavailable: connection refused\n" {
-		t.Errorf("got %d, Retry-After %q, body %q", ctx.Response.StatusCode(), ctx.Response.Header.Peek("Retry-After"), ctx.Response.Body())
 	}
 }

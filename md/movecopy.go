@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 )
 
 var (
@@ -77,17 +78,17 @@ func (s *Server) handleMoveCopy(ctx *fasthttp.RequestCtx, move bool) {
 	}
 	src, _, err := requestPath(ctx)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	dst, err := parseDestination(ctx.Request.Header.PeekBytes(hdrDestination))
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	overwrite, err := parseOverwrite(trimSpace(ctx.Request.Header.PeekBytes(hdrOverwrite)))
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	shallow := false
@@ -123,7 +124,7 @@ func (s *Server) handleMoveCopy(ctx *fasthttp.RequestCtx, move bool) {
 		err = s.checkDestination(ctx, dst)
 	}
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	grace := time.Now().Add(s.opts.URLTTL)
@@ -137,7 +138,7 @@ func (s *Server) handleMoveCopy(ctx *fasthttp.RequestCtx, move bool) {
 		created, err = s.cat.Copy(s.base, src, dst, overwrite, grace)
 	}
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if move {

@@ -8,25 +8,13 @@ import (
 	"time"
 
 	"shoal"
-	"shoal/gw"
+	"shoal/ec"
 )
 
 // The operations (repair, drain, scrub) run inside md, in the admin
 // request that asked for them: md has the catalog and the cluster secret
 // to reach every data server, and the admin command shows elapsed
 // progress and prints the summary md answers with.
-
-// ProblemReplica is one replica or shard an operation found bad, and
-// what was done about it.
-type ProblemReplica struct {
-	Path    string `json:"path"`
-	Layout  string `json:"layout"`
-	Server  string `json:"server"`
-	Object  string `json:"object"`
-	Shard   int    `json:"shard"`
-	Problem string `json:"problem"`          // missing, unreachable, corrupt, …
-	Action  string `json:"action,omitempty"` // what was done: "rebuilt on ds7", "moved to ds3", or why not
-}
 
 // opFiles lists the paths of every file with a replica or shard on a
 // non-retired data server (or on only, when not empty), sorted; tr counts
@@ -39,7 +27,7 @@ func (s *Server) opFiles(ctx context.Context, only string, tr *Tracker) ([]strin
 	seen := map[string]bool{}
 	tr.Phase("listing files", "replicas", 0)
 	for _, sv := range servers {
-		if sv.Pool == GatewayPool || (only == "" && sv.State == shoal.ServerRetired) || (only != "" && sv.ID != only) {
+		if sv.Pool == shoal.GatewayPool || (only == "" && sv.State == shoal.ServerRetired) || (only != "" && sv.ID != only) {
 			continue
 		}
 		err := s.cat.WalkReplicas(ctx, sv.ID, func(path string, _ shoal.Replica) error {
@@ -76,7 +64,7 @@ func (s *Server) serverInfo(ctx context.Context) (map[string]shoal.Server, error
 
 // usable reports whether a server can take new data now.
 func (s *Server) usable(sv shoal.Server, now time.Time) bool {
-	return sv.State == shoal.ServerActive && sv.Live(now, s.opts.ServerTTL) && sv.Free > 0 && sv.Pool != GatewayPool
+	return sv.State == shoal.ServerActive && sv.Live(now, s.opts.ServerTTL) && sv.Free > 0 && sv.Pool != shoal.GatewayPool
 }
 
 // pickTarget chooses a live active server of pool that holds nothing of e
@@ -122,7 +110,7 @@ func (s *Server) pickTarget(servers map[string]shoal.Server, pool string, e *sho
 // fails at the first call, like a dead server).
 func (s *Server) storeOf(servers map[string]shoal.Server, id string) shoal.BlobStore {
 	if id == "" {
-		return gw.Absent{} // a shard a degraded write left out
+		return ec.Absent{} // a shard a degraded write left out
 	}
 	return s.opts.Store(servers[id])
 }

@@ -4,22 +4,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-)
 
-// Progress is a snapshot of a long admin operation (fsck, repair, drain,
-// scrub), streamed to `shoal admin` while it runs.
-type Progress struct {
-	Op       string `json:"op"`
-	Phase    string `json:"phase,omitempty"` // what it is doing now
-	Done     int64  `json:"done"`            // units done in this phase
-	Total    int64  `json:"total,omitempty"` // units in this phase; 0 while unknown
-	Unit     string `json:"unit,omitempty"`  // what Done counts: files, objects, replicas
-	Bytes    int64  `json:"bytes,omitempty"` // bytes read so far (all phases)
-	Problems int64  `json:"problems"`        // problems found so far (all phases)
-	Elapsed  int64  `json:"elapsed_ms"`
-	// PhaseElapsed is the time in this phase, for an estimate of the rest.
-	PhaseElapsed int64 `json:"phase_elapsed_ms"`
-}
+	"shoal/wire"
+)
 
 // Tracker is where an operation counts what it has done; the admin
 // endpoint samples it to stream progress, and is told of every phase
@@ -36,7 +23,7 @@ type Tracker struct {
 	phase      string
 	unit       string
 	phaseStart time.Time
-	ended      []Progress // phases ended since the last Ended
+	ended      []wire.Progress // phases ended since the last Ended
 
 	done, total, bytes, problems atomic.Int64
 }
@@ -75,7 +62,7 @@ func (t *Tracker) Phase(phase, unit string, total int64) {
 func (t *Tracker) Changed() <-chan struct{} { return t.changed }
 
 // Ended returns the phases ended since the last call, as they ended.
-func (t *Tracker) Ended() []Progress {
+func (t *Tracker) Ended() []wire.Progress {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e := t.ended
@@ -105,18 +92,18 @@ func (t *Tracker) Problem(n int) {
 }
 
 // Snapshot is the progress now.
-func (t *Tracker) Snapshot() Progress {
+func (t *Tracker) Snapshot() wire.Progress {
 	if t == nil {
-		return Progress{}
+		return wire.Progress{}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.snapshot()
 }
 
-func (t *Tracker) snapshot() Progress {
+func (t *Tracker) snapshot() wire.Progress {
 	now := time.Now()
-	return Progress{Op: t.op, Phase: t.phase, Unit: t.unit, Done: t.done.Load(), Total: t.total.Load(),
+	return wire.Progress{Op: t.op, Phase: t.phase, Unit: t.unit, Done: t.done.Load(), Total: t.total.Load(),
 		Bytes: t.bytes.Load(), Problems: t.problems.Load(), Elapsed: now.Sub(t.start).Milliseconds(),
 		PhaseElapsed: now.Sub(t.phaseStart).Milliseconds()}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 )
 
 var finiteDepthBody = []byte(xmlHeader + "<D:error xmlns:D=\"DAV:\"><D:propfind-finite-depth/></D:error>\n")
@@ -49,7 +50,7 @@ func (s *Server) handlePropfind(ctx *fasthttp.RequestCtx) {
 	const op = "PROPFIND"
 	path, _, err := requestPath(ctx)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	depth := 0
@@ -59,7 +60,7 @@ func (s *Server) handlePropfind(ctx *fasthttp.RequestCtx) {
 		depth = 1
 	case len(d) == 0, equalFold(d, "infinity"):
 		ctx.SetConnectionClose()
-		ctx.SetStatusCode(fasthttp.StatusForbidden)
+		httperr.SetKind(ctx, shoal.KindForbiddenDepth)
 		ctx.Response.Header.SetContentTypeBytes(ctXML)
 		ctx.SetBody(finiteDepthBody)
 		return
@@ -69,25 +70,25 @@ func (s *Server) handlePropfind(ctx *fasthttp.RequestCtx) {
 	}
 	body, err := s.readXMLBody(ctx, op)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	req := allpropReq
 	if len(body) > 0 {
 		if req, err = parsePropfindCached(body); err != nil {
-			writeError(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 	}
 	e, err := s.stat(ctx, path)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	var children []*shoal.Entry
 	if depth == 1 && e.IsDir {
 		if children, err = s.cat.List(s.base, path); err != nil {
-			writeError(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 	}
@@ -96,12 +97,12 @@ func (s *Server) handlePropfind(ctx *fasthttp.RequestCtx) {
 	lv := liveValues{srv: s, target: path, listing: len(children) > 0}
 	b := append(buf.b[:0], multistatusOpen...)
 	if b, err = s.appendResponse(b, &lv, e, req); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	for _, c := range children {
 		if b, err = s.appendResponse(b, &lv, c, req); err != nil {
-			writeError(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 	}

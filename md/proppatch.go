@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 )
 
 // handleProppatch sets and removes dead properties, in document order,
@@ -16,12 +17,12 @@ func (s *Server) handleProppatch(ctx *fasthttp.RequestCtx) {
 	const op = "PROPPATCH"
 	path, _, err := requestPath(ctx)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	body, err := s.readXMLBody(ctx, op)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if len(body) == 0 {
@@ -30,20 +31,20 @@ func (s *Server) handleProppatch(ctx *fasthttp.RequestCtx) {
 	}
 	ops, err := parseProppatch(body)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if err := s.checkWrite(ctx, path, false); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if err := s.checkConditions(ctx, path); err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	e, err := s.stat(ctx, path)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	var protected, others []xml.Name
@@ -58,11 +59,11 @@ func (s *Server) handleProppatch(ctx *fasthttp.RequestCtx) {
 	if len(protected) == 0 {
 		set, remove := collapse(ops)
 		if err := s.patchPool(e, set); err != nil {
-			writeError(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 		if err := s.cat.PatchProps(s.base, path, set, remove); err != nil {
-			writeError(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 	}

@@ -12,7 +12,9 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 	"shoal/internal/objhttp"
+	"shoal/wire"
 )
 
 var hdrIfNoneMatch = []byte("If-None-Match")
@@ -107,7 +109,7 @@ func (s *Server) expectHandler(ctx *fasthttp.RequestCtx) int {
 	}
 	p, err := s.planPut(ctx)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return ctx.Response.StatusCode()
 	}
 	if s.inline(p.length) {
@@ -115,7 +117,7 @@ func (s *Server) expectHandler(ctx *fasthttp.RequestCtx) int {
 	}
 	u, err := s.reserve(s.base, p)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return ctx.Response.StatusCode()
 	}
 	ctx.Response.Header.Set("Location", u)
@@ -129,7 +131,7 @@ func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 	p, err := s.planPut(ctx)
 	if err != nil {
 		objhttp.DrainBody(ctx) // the client gets the status, not a reset
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	body := ctx.RequestBodyStream()
@@ -147,7 +149,7 @@ func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 		objhttp.DrainBody(ctx)
 		u, err := s.reserve(s.base, p)
 		if err != nil {
-			writeError(ctx, err)
+			httperr.Write(ctx, err)
 			return
 		}
 		ctx.Response.Header.Set("Location", u)
@@ -158,7 +160,7 @@ func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 		// Chunked: it may still be small enough to keep inline.
 		head, err := io.ReadAll(io.LimitReader(body, s.opts.InlineMax+1))
 		if err != nil {
-			writeError(ctx, shoal.E("PUT", p.path, shoal.KindInvalid, err))
+			httperr.Write(ctx, shoal.E("PUT", p.path, shoal.KindInvalid, err))
 			return
 		}
 		if int64(len(head)) <= s.opts.InlineMax {
@@ -177,11 +179,11 @@ func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 func (s *Server) putInline(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) {
 	data, err := io.ReadAll(body)
 	if err != nil {
-		writeError(ctx, shoal.E("PUT", p.path, shoal.KindInvalid, err))
+		httperr.Write(ctx, shoal.E("PUT", p.path, shoal.KindInvalid, err))
 		return
 	}
 	if p.length >= 0 && int64(len(data)) != p.length {
-		writeError(ctx, shoal.Errorf("PUT", shoal.KindInvalid, "body shorter than Content-Length"))
+		httperr.Write(ctx, shoal.Errorf("PUT", shoal.KindInvalid, "body shorter than Content-Length"))
 		return
 	}
 	if data == nil {
@@ -192,7 +194,7 @@ func (s *Server) putInline(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader)
 	now := time.Now()
 	e, err := s.cat.PutInline(s.base, p.path, data, sums, now, p.cond, now.Add(s.opts.URLTTL))
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	buf := getBuf()
@@ -212,7 +214,7 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 	u, err := s.reserve(s.base, p)
 	if err != nil {
 		ctx.SetConnectionClose()
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	req := fasthttp.AcquireRequest()
@@ -225,17 +227,23 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 	if err := s.client.Do(req, resp); err != nil {
 		ctx.SetConnectionClose()
 		if lb, ok := body.(*limitedBody); ok && lb.over {
-			writeError(ctx, shoal.Errorf("PUT", shoal.KindTooLarge, "body larger than %d bytes", s.opts.MaxPutBody))
+			httperr.Write(ctx, shoal.Errorf("PUT", shoal.KindTooLarge, "body larger than %d bytes", s.opts.MaxPutBody))
 			return
 		}
-		writeError(ctx, shoal.E("PUT", p.path, shoal.KindUnavailable, err))
+		httperr.Write(ctx, shoal.E("PUT", p.path, shoal.KindUnavailable, err))
 		return
 	}
 	status := resp.StatusCode()
+	if status >= 300 {
+		// The data server's error (or md's, relayed by it), with its kind
+		// and reason.
+		httperr.Write(ctx, wire.ResponseError("PUT", p.path, status, func(k string) string { return string(resp.Header.Peek(k)) }, resp.Body()))
+		return
+	}
 	ctx.SetStatusCode(status)
 	if etag := resp.Header.PeekBytes(hdrETag); len(etag) > 0 {
 		ctx.Response.Header.SetBytesKV(hdrETag, etag)
-	} else if status < 300 {
+	} else {
 		// The data server relays md's commit reply, which has no body (so
 		// no ETag) on 204: look the new version up.
 		if e, err := s.cat.Stat(s.base, p.path); err == nil {
@@ -243,13 +251,6 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 			buf.b = e.AppendETag(buf.b[:0])
 			ctx.Response.Header.SetBytesKV(hdrETag, buf.b)
 			putBuf(buf)
-		}
-	}
-	if status >= 300 {
-		ctx.Response.Header.SetContentTypeBytes(ctTextPlain)
-		ctx.SetBody(resp.Body())
-		if status == fasthttp.StatusServiceUnavailable {
-			ctx.Response.Header.SetBytesKV(hdrRetryAfter, valFive)
 		}
 	}
 }

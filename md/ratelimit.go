@@ -66,7 +66,7 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 }
 
 // limitedStore wraps a data server's store so that every ReadAt of its
-// objects waits for the rate (gw.Verify reads shards through it).
+// objects waits for the rate (ec.Verify reads shards through it).
 type limitedStore struct {
 	shoal.BlobStore
 	lim *rateLimit

@@ -6,18 +6,9 @@ import (
 	"time"
 
 	"shoal"
-	"shoal/gw"
+	"shoal/ec"
+	"shoal/wire"
 )
-
-// RepairReport is what Repair found and did.
-type RepairReport struct {
-	Files    int              `json:"files"`    // files checked
-	Healthy  int              `json:"healthy"`  // with every replica or shard good
-	Repaired int              `json:"repaired"` // made whole
-	Failed   int              `json:"failed"`   // left degraded (see Problems)
-	Problems []ProblemReplica `json:"problems"` // every bad replica or shard, with the action taken
-	Elapsed  string           `json:"elapsed"`
-}
 
 // Repair checks every file (each replica read whole against its adler32;
 // each EC file with gw's Verify) and rebuilds what is missing, corrupt or
@@ -25,9 +16,9 @@ type RepairReport struct {
 // unreachable or not active (the catalog row moves there atomically and
 // the old object goes to the garbage queue), in place otherwise. tr (may
 // be nil) follows it file by file.
-func (s *Server) Repair(ctx context.Context, tr *Tracker) (RepairReport, error) {
+func (s *Server) Repair(ctx context.Context, tr *Tracker) (wire.RepairReport, error) {
 	start := time.Now()
-	rep := RepairReport{Problems: []ProblemReplica{}}
+	rep := wire.RepairReport{Problems: []wire.ProblemReplica{}}
 	paths, err := s.opFiles(ctx, "", tr)
 	if err != nil {
 		return rep, err
@@ -47,7 +38,7 @@ func (s *Server) Repair(ctx context.Context, tr *Tracker) (RepairReport, error) 
 			continue // gone or changed since the walk
 		}
 		rep.Files++
-		var probs []ProblemReplica
+		var probs []wire.ProblemReplica
 		var ok bool
 		if e.Layout.Kind == shoal.LayoutEC {
 			probs, ok = s.repairEC(ctx, servers, e)
@@ -81,9 +72,9 @@ func poolOf(servers map[string]shoal.Server, e *shoal.Entry) string {
 
 // repairReplicas checks each copy and replaces the bad ones from a good
 // one. ok is false if a bad copy remains.
-func (s *Server) repairReplicas(ctx context.Context, servers map[string]shoal.Server, e *shoal.Entry) ([]ProblemReplica, bool) {
+func (s *Server) repairReplicas(ctx context.Context, servers map[string]shoal.Server, e *shoal.Entry) ([]wire.ProblemReplica, bool) {
 	var good []shoal.Replica
-	var probs []ProblemReplica
+	var probs []wire.ProblemReplica
 	var bad []int
 	for _, r := range e.Replicas {
 		problem, _ := checkReplica(ctx, s.storeOf(servers, r.Server), r, e.Size, nil)
@@ -92,7 +83,7 @@ func (s *Server) repairReplicas(ctx context.Context, servers map[string]shoal.Se
 			continue
 		}
 		bad = append(bad, len(probs))
-		probs = append(probs, ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Server: r.Server, Object: r.Object, Shard: r.Shard, Problem: problem})
+		probs = append(probs, wire.ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Server: r.Server, Object: r.Object, Shard: r.Shard, Problem: problem})
 	}
 	if len(probs) == 0 {
 		return nil, true
@@ -155,15 +146,11 @@ func (s *Server) moveReplica(ctx context.Context, servers map[string]shoal.Serve
 }
 
 func (s *Server) replaceReplica(ctx context.Context, path string, old, nw shoal.Replica) error {
-	rr, ok := s.cat.(shoal.ReplicaReplacer)
-	if !ok {
-		return shoal.Errorf("md.repair", shoal.KindUnsupported, "the catalog cannot replace replicas")
-	}
-	return rr.ReplaceReplica(ctx, path, old, nw, time.Now().Add(s.opts.URLTTL))
+	return s.cat.ReplaceReplica(ctx, path, old, nw, time.Now().Add(s.opts.URLTTL))
 }
 
 // ecStore is gw's Store over an EC file's shard servers, in shard order.
-func (s *Server) ecStore(servers map[string]shoal.Server, e *shoal.Entry, wrap func(shoal.BlobStore) shoal.BlobStore) (*gw.Store, []string, string, error) {
+func (s *Server) ecStore(servers map[string]shoal.Server, e *shoal.Entry, wrap func(shoal.BlobStore) shoal.BlobStore) (*ec.Store, []string, string, error) {
 	ids, object, err := shardServers(e)
 	if err != nil {
 		return nil, nil, "", err
@@ -175,21 +162,21 @@ func (s *Server) ecStore(servers map[string]shoal.Server, e *shoal.Entry, wrap f
 			stores[i] = wrap(stores[i])
 		}
 	}
-	st, err := gw.New(gw.Options{K: e.Layout.K, M: e.Layout.M, Shards: stores})
+	st, err := ec.New(ec.Options{K: e.Layout.K, M: e.Layout.M, Shards: stores})
 	return st, ids, object, err
 }
 
 // repairEC verifies an EC file and rebuilds its bad shards: onto another
 // server when the shard's server is unreachable or not active, in place
 // otherwise.
-func (s *Server) repairEC(ctx context.Context, servers map[string]shoal.Server, e *shoal.Entry) ([]ProblemReplica, bool) {
+func (s *Server) repairEC(ctx context.Context, servers map[string]shoal.Server, e *shoal.Entry) ([]wire.ProblemReplica, bool) {
 	st, ids, object, err := s.ecStore(servers, e, nil)
 	if err != nil {
-		return []ProblemReplica{{Path: e.Path, Layout: e.Layout.String(), Problem: shoal.Reason(err), Action: "none"}}, false
+		return []wire.ProblemReplica{{Path: e.Path, Layout: e.Layout.String(), Problem: shoal.Reason(err), Action: "none"}}, false
 	}
 	v, err := st.Verify(ctx, object)
 	if v == nil {
-		return []ProblemReplica{{Path: e.Path, Layout: e.Layout.String(), Object: object, Problem: shoal.Reason(err), Action: "none"}}, false
+		return []wire.ProblemReplica{{Path: e.Path, Layout: e.Layout.String(), Object: object, Problem: shoal.Reason(err), Action: "none"}}, false
 	}
 	bad := v.Bad()
 	if len(bad) == 0 && v.Healthy() {
@@ -199,16 +186,16 @@ func (s *Server) repairEC(ctx context.Context, servers map[string]shoal.Server, 
 	targets := map[int]shoal.BlobStore{}
 	targetID := map[int]string{}
 	avoid := map[string]bool{}
-	probs := map[int]*ProblemReplica{}
-	var out []ProblemReplica
+	probs := map[int]*wire.ProblemReplica{}
+	var out []wire.ProblemReplica
 	for _, i := range bad {
 		sr := v.Shards[i]
-		p := &ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Server: ids[i], Object: object, Shard: i, Problem: sr.State.String()}
+		p := &wire.ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Server: ids[i], Object: object, Shard: i, Problem: sr.State.String()}
 		if sr.Err != "" {
 			p.Problem += ": " + sr.Err
 		}
 		probs[i] = p
-		if sv, known := servers[ids[i]]; sr.State == gw.ShardUnreachable || !known || !s.usable(sv, now) {
+		if sv, known := servers[ids[i]]; sr.State == ec.ShardUnreachable || !known || !s.usable(sv, now) {
 			if t := s.pickTarget(servers, poolOf(servers, e), e, avoid); t != "" {
 				avoid[t] = true
 				targets[i], targetID[i] = s.storeOf(servers, t), t
@@ -216,11 +203,11 @@ func (s *Server) repairEC(ctx context.Context, servers map[string]shoal.Server, 
 		}
 	}
 	if len(bad) == 0 { // shards all good but the data does not check out
-		out = append(out, ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Object: object, Shard: -1,
+		out = append(out, wire.ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Object: object, Shard: -1,
 			Problem: fmt.Sprintf("lost %d stripes, %d inconsistent, sums ok %v", v.Lost, v.Inconsistent, v.SumsOK), Action: "none"})
 		return out, false
 	}
-	rr, err := gw.Repair(ctx, st, object, targets)
+	rr, err := ec.Repair(ctx, st, object, targets)
 	ok := err == nil
 	if rr != nil {
 		for _, rb := range rr.Rebuilt {

@@ -6,30 +6,19 @@ import (
 	"time"
 
 	"shoal"
+	"shoal/wire"
 )
-
-// ScrubReport is what Scrub read and found; it changes nothing (repair
-// does).
-type ScrubReport struct {
-	Files     int              `json:"files"`
-	Replicas  int              `json:"replicas"` // replicas and shards checked
-	BytesRead int64            `json:"bytes_read"`
-	Bad       int              `json:"bad"` // files with a problem
-	Problems  []ProblemReplica `json:"problems"`
-	Elapsed   string           `json:"elapsed"`
-	RateMBps  float64          `json:"rate_mb_per_s"` // the bound asked for; 0: none
-}
 
 // Scrub reads every replica (checked against its adler32) and every EC
 // file (gw's Verify: each chunk's crc32c, the parity, the user sums) at
 // most rateMBps megabytes per second (0: unbounded), and reports what is
 // missing, unreachable or corrupt. tr (may be nil) follows it file by file.
-func (s *Server) Scrub(ctx context.Context, rateMBps float64, tr *Tracker) (ScrubReport, error) {
+func (s *Server) Scrub(ctx context.Context, rateMBps float64, tr *Tracker) (wire.ScrubReport, error) {
 	start := time.Now()
 	if tr == nil {
 		tr = NewTracker("scrub") // it counts the bytes read
 	}
-	rep := ScrubReport{Problems: []ProblemReplica{}, RateMBps: rateMBps}
+	rep := wire.ScrubReport{Problems: []wire.ProblemReplica{}, RateMBps: rateMBps}
 	lim := newRateLimit(rateMBps * 1e6)
 	paths, err := s.opFiles(ctx, "", tr)
 	if err != nil {
@@ -63,7 +52,7 @@ func (s *Server) Scrub(ctx context.Context, rateMBps float64, tr *Tracker) (Scru
 				problem, n := checkReplica(ctx, s.storeOf(servers, r.Server), r, e.Size, lim)
 				tr.Read(n)
 				if problem != "" {
-					rep.Problems = append(rep.Problems, ProblemReplica{Path: e.Path, Layout: e.Layout.String(),
+					rep.Problems = append(rep.Problems, wire.ProblemReplica{Path: e.Path, Layout: e.Layout.String(),
 						Server: r.Server, Object: r.Object, Shard: r.Shard, Problem: problem})
 				}
 			}
@@ -78,19 +67,19 @@ func (s *Server) Scrub(ctx context.Context, rateMBps float64, tr *Tracker) (Scru
 	return rep, ctx.Err()
 }
 
-func (s *Server) scrubEC(ctx context.Context, servers map[string]shoal.Server, e *shoal.Entry, wrap func(shoal.BlobStore) shoal.BlobStore) []ProblemReplica {
+func (s *Server) scrubEC(ctx context.Context, servers map[string]shoal.Server, e *shoal.Entry, wrap func(shoal.BlobStore) shoal.BlobStore) []wire.ProblemReplica {
 	st, ids, object, err := s.ecStore(servers, e, wrap)
 	if err != nil {
-		return []ProblemReplica{{Path: e.Path, Layout: e.Layout.String(), Shard: -1, Problem: shoal.Reason(err)}}
+		return []wire.ProblemReplica{{Path: e.Path, Layout: e.Layout.String(), Shard: -1, Problem: shoal.Reason(err)}}
 	}
 	v, err := st.Verify(ctx, object)
 	if v == nil {
-		return []ProblemReplica{{Path: e.Path, Layout: e.Layout.String(), Object: object, Shard: -1, Problem: shoal.Reason(err)}}
+		return []wire.ProblemReplica{{Path: e.Path, Layout: e.Layout.String(), Object: object, Shard: -1, Problem: shoal.Reason(err)}}
 	}
-	var out []ProblemReplica
+	var out []wire.ProblemReplica
 	for _, i := range v.Bad() {
 		sr := v.Shards[i]
-		p := ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Server: ids[i], Object: object, Shard: i, Problem: sr.State.String()}
+		p := wire.ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Server: ids[i], Object: object, Shard: i, Problem: sr.State.String()}
 		if sr.BadChunks > 0 {
 			p.Problem += fmt.Sprintf(": %d chunks fail their crc", sr.BadChunks)
 		} else if sr.Err != "" {
@@ -99,7 +88,7 @@ func (s *Server) scrubEC(ctx context.Context, servers map[string]shoal.Server, e
 		out = append(out, p)
 	}
 	if len(out) == 0 && !v.Healthy() {
-		out = append(out, ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Object: object, Shard: -1,
+		out = append(out, wire.ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Object: object, Shard: -1,
 			Problem: fmt.Sprintf("lost %d stripes, %d inconsistent, sums ok %v", v.Lost, v.Inconsistent, v.SumsOK)})
 	}
 	return out

@@ -5,6 +5,12 @@
 //
 // md never holds file data except inline files (small files kept whole in
 // the catalog) and bytes it proxies through.
+//
+// md must not import gw, diskserver, catalog or cache: it reaches data
+// servers and gws over HTTP through wire (the gw URL is wire.GatewayURL),
+// and runs over any shoal.Catalog. The admin operations still here
+// (repair, drain, scrub, fsck) use ec and diskserver/remote until they
+// move to a package of their own; md itself needs neither.
 package md
 
 import (

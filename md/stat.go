@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 )
 
 // Precomputed header names and values for the stat path: fasthttp's []byte
@@ -46,12 +47,12 @@ func (s *Server) stat(ctx *fasthttp.RequestCtx, path string) (*shoal.Entry, erro
 func (s *Server) handleHead(ctx *fasthttp.RequestCtx) {
 	path, _, err := requestPath(ctx)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	e, err := s.stat(ctx, path)
 	if err != nil {
-		writeError(ctx, err)
+		httperr.Write(ctx, err)
 		return
 	}
 	if !s.readConditions(ctx, e) {

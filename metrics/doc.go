@@ -17,4 +17,9 @@
 // hundred lines, and client_golang (with its protobuf dependency) would add
 // several MiB to a binary meant for a Pi Zero (see the README for the
 // measured difference).
+//
+// metrics must not import md, catalog, the data servers or gw: they
+// register with it. Its paths are wire's (wire.PathMetrics,
+// wire.PathHealthz); a failing health check is a 503 with Retry-After
+// (httperr.SetKind).
 package metrics

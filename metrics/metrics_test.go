@@ -15,6 +15,7 @@ import (
 
 	"shoal/cache"
 	"shoal/metrics"
+	"shoal/wire"
 )
 
 func scrape(t *testing.T, reg *metrics.Registry) string {
@@ -172,24 +173,24 @@ func TestMiddlewareCountsAndServesEndpoints(t *testing.T) {
 	do(t, "GET", url+"/missing", "")
 	do(t, "PUT", url+"/b", "0123456789")
 	do(t, "PROPFIND", url+"/", "")
-	if code, _ := do(t, "POST", url+metrics.PathMetrics, "x"); code != fasthttp.StatusForbidden {
-		t.Errorf("POST %s: got %d, want the next handler's 403", metrics.PathMetrics, code)
+	if code, _ := do(t, "POST", url+wire.PathMetrics, "x"); code != fasthttp.StatusForbidden {
+		t.Errorf("POST %s: got %d, want the next handler's 403", wire.PathMetrics, code)
 	}
 	if n := calls.Load(); n != 7 {
 		t.Errorf("next handler called %d times, want 7", n)
 	}
 
-	code, body := do(t, "GET", url+metrics.PathHealthz, "")
+	code, body := do(t, "GET", url+wire.PathHealthz, "")
 	if code != 200 || body != "ok\n" {
 		t.Errorf("healthz: got %d %q, want 200 ok", code, body)
 	}
 	healthy.Store(false)
-	code, body = do(t, "GET", url+metrics.PathHealthz, "")
+	code, body = do(t, "GET", url+wire.PathHealthz, "")
 	if code != fasthttp.StatusServiceUnavailable || !strings.Contains(body, "catalog: database is down") {
 		t.Errorf("healthz: got %d %q, want 503 naming the failed check", code, body)
 	}
 
-	code, text := do(t, "GET", url+metrics.PathMetrics, "")
+	code, text := do(t, "GET", url+wire.PathMetrics, "")
 	if code != 200 {
 		t.Fatalf("metrics: got %d", code)
 	}

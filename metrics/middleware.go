@@ -7,13 +7,10 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
-)
 
-// Paths the middleware answers itself (GET and HEAD only). They are under
-// md's internal prefix "/.shoal/", which no user path may use.
-const (
-	PathMetrics = "/.shoal/metrics"
-	PathHealthz = "/.shoal/healthz"
+	"shoal"
+	"shoal/internal/httperr"
+	"shoal/wire"
 )
 
 // ContentType is the media type of the text exposition format 0.0.4.
@@ -144,7 +141,7 @@ func (h *Histogram) count() uint64 {
 
 // Middleware counts every request next answers under component (requests
 // by method and status, latency, bytes in and out) in reg, and answers GET
-// and HEAD of PathMetrics (reg's samples) and PathHealthz (200 "ok" when
+// and HEAD of wire.PathMetrics (reg's samples) and wire.PathHealthz (200 "ok" when
 // every check of reg passes, 503 with the failures otherwise) itself.
 // Requests for the two paths are not counted.
 func Middleware(next fasthttp.RequestHandler, reg *Registry, component string) fasthttp.RequestHandler {
@@ -153,10 +150,10 @@ func Middleware(next fasthttp.RequestHandler, reg *Registry, component string) f
 	return func(ctx *fasthttp.RequestCtx) {
 		if p := ctx.Path(); len(p) > len("/.shoal/") && p[1] == '.' && (ctx.IsGet() || ctx.IsHead()) {
 			switch string(p) {
-			case PathMetrics:
+			case wire.PathMetrics:
 				serveMetrics(ctx, reg)
 				return
-			case PathHealthz:
+			case wire.PathHealthz:
 				serveHealthz(ctx, reg)
 				return
 			}
@@ -178,7 +175,7 @@ func serveHealthz(ctx *fasthttp.RequestCtx, reg *Registry) {
 	ctx.SetContentType("text/plain; charset=utf-8")
 	ctx.Response.Header.Set("Cache-Control", "no-store")
 	if err := reg.Health(context.Background()); err != nil {
-		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+		httperr.SetKind(ctx, shoal.KindUnavailable) // 503, Retry-After
 		ctx.SetBodyString(err.Error() + "\n")
 		return
 	}

@@ -90,3 +90,30 @@ func TestURL(t *testing.T) {
 		t.Errorf("URL does not verify: %v", err)
 	}
 }
+
+func TestVerifyQuery(t *testing.T) {
+	keys := Random()
+	now := time.Now()
+	exp := now.Add(time.Minute).Unix()
+	kid, sig := keys.Sign("GET", "ab", exp, "up")
+	q := map[string]string{ParamExpiry: strconv.FormatInt(exp, 10), ParamKeyID: kid, ParamSig: sig}
+	get := func(k string) string { return q[k] }
+	if err := keys.VerifyQuery("GET", "ab", "up", get, now); err != nil {
+		t.Errorf("GET: %v", err)
+	}
+	if err := keys.VerifyQuery("HEAD", "ab", "up", get, now); err != nil {
+		t.Errorf("HEAD with a GET signature: %v", err)
+	}
+	for _, c := range []struct{ method, object, extra string }{{"PUT", "ab", "up"}, {"GET", "ac", "up"}, {"GET", "ab", "other"}} {
+		if err := keys.VerifyQuery(c.method, c.object, c.extra, get, now); !shoal.IsKind(err, shoal.KindPermission) {
+			t.Errorf("%v: %v, want KindPermission", c, err)
+		}
+	}
+	if err := keys.VerifyQuery("GET", "ab", "up", get, now.Add(2*time.Minute)); !shoal.IsKind(err, shoal.KindPermission) {
+		t.Errorf("expired: %v", err)
+	}
+	delete(q, ParamSig)
+	if err := keys.VerifyQuery("GET", "ab", "up", get, now); !shoal.IsKind(err, shoal.KindPermission) {
+		t.Errorf("no sig: %v", err)
+	}
+}

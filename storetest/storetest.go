@@ -1,6 +1,8 @@
 // Package storetest is the one conformance suite for shoal.BlobStore: every
-// implementation (the local diskserver store, its remote client, the
-// erasure-coded gateway) calls Run from its tests.
+// implementation (the local diskserver store, its remote client, ec's
+// erasure-coded Store and Mirror) calls Run from its tests, which also
+// check the optional interfaces (shoal.HeadOpener, shoal.RangeOpener) of
+// the stores that have them. It imports only the root package.
 package storetest
 
 import (
@@ -37,6 +39,7 @@ func Run(t *testing.T, newStore func(t *testing.T) shoal.BlobStore) {
 		{"Space", testSpace},
 		{"ConcurrentCreates", testConcurrent},
 		{"OpenHead", testOpenHead},
+		{"OpenRange", testOpenRange},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newStore(t)) })
@@ -51,6 +54,30 @@ func Data(seed uint64, n int) []byte {
 		b[i] = byte(r.Uint32())
 	}
 	return b
+}
+
+// Gen returns a reader of n deterministic bytes that holds none of them:
+// for files larger than a test wants in memory.
+func Gen(n int64) io.Reader { return &genReader{n: n, state: 0x9e3779b97f4a7c15} }
+
+type genReader struct {
+	n, off int64
+	state  uint64
+}
+
+func (g *genReader) Read(p []byte) (int, error) {
+	if g.off >= g.n {
+		return 0, io.EOF
+	}
+	p = p[:min(int64(len(p)), g.n-g.off)]
+	for i := range p {
+		g.state ^= g.state << 13
+		g.state ^= g.state >> 7
+		g.state ^= g.state << 17
+		p[i] = byte(g.state)
+	}
+	g.off += int64(len(p))
+	return len(p), nil
 }
 
 // FailingReader returns the first n bytes of data, then err.
@@ -378,4 +405,56 @@ func testOpenHead(t *testing.T, s shoal.BlobStore) {
 	}
 	_, _, err := ho.OpenHead(ctx, "dead", make([]byte, 10))
 	wantKind(t, "OpenHead of a missing object", err, shoal.KindNotFound)
+}
+
+// testOpenRange checks the optional shoal.RangeOpener: exactly the bytes
+// of spans at the start, the middle and the end, a whole object, a reader
+// closed half-way, a span past the end (an error, at open or at the
+// latest when read), a missing object.
+func testOpenRange(t *testing.T, s shoal.BlobStore) {
+	ro, ok := s.(shoal.RangeOpener)
+	if !ok {
+		return // optional: ReadAt serves such stores
+	}
+	ctx := context.Background()
+	data := Data(4, 300_000)
+	create(t, s, "ab", data)
+	for _, c := range []struct{ off, n int64 }{{0, 1}, {0, 1000}, {12_345, 100_000}, {299_990, 10}, {0, 300_000}} {
+		r, err := ro.OpenRange(ctx, "ab", c.off, c.n)
+		if err != nil {
+			t.Errorf("OpenRange(%d, %d): %v", c.off, c.n, err)
+			continue
+		}
+		got, err := io.ReadAll(r)
+		r.Close()
+		if err != nil || !bytes.Equal(got, data[c.off:c.off+c.n]) {
+			t.Errorf("OpenRange(%d, %d): %d bytes, %v; want the %d bytes there", c.off, c.n, len(got), err, c.n)
+		}
+	}
+	r, err := ro.OpenRange(ctx, "ab", 1000, 200_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(r, make([]byte, 10)); err != nil {
+		t.Errorf("reading the start of a span: %v", err)
+	}
+	if err := r.Close(); err != nil {
+		t.Errorf("closing a span read half-way: %v", err)
+	}
+	for _, c := range []struct{ off, n int64 }{{299_990, 11}, {300_000, 1}, {400_000, 5}} {
+		r, err := ro.OpenRange(ctx, "ab", c.off, c.n)
+		if err == nil {
+			var got []byte
+			got, err = io.ReadAll(r)
+			r.Close()
+			if err == nil && int64(len(got)) != c.n {
+				err = fmt.Errorf("%d bytes", len(got))
+			}
+			if err == nil {
+				t.Errorf("OpenRange(%d, %d) of a %d-byte object: no error", c.off, c.n, len(data))
+			}
+		}
+	}
+	_, err = ro.OpenRange(ctx, "dead", 0, 10)
+	wantKind(t, "OpenRange of a missing object", err, shoal.KindNotFound)
 }

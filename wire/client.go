@@ -36,7 +36,7 @@ func NewClient(base string, keys *sign.Keys) *Client {
 
 // Call POSTs in (JSON) to path and decodes the reply into out (may be nil).
 // It returns the HTTP status; a status ≥ 300 is returned as an *shoal.Error
-// whose kind follows the status and whose cause is md's reason text.
+// with the answer's kind (see ResponseError) and md's reason text.
 func (c *Client) Call(path string, in, out any) (int, error) {
 	const op = "wire.Call"
 	body, err := json.Marshal(in)
@@ -64,7 +64,7 @@ func (c *Client) Call(path string, in, out any) (int, error) {
 	}
 	status := resp.StatusCode()
 	if status >= 300 {
-		return status, shoal.Errorf(op, KindForStatus(status), "%s", strings.TrimSpace(string(resp.Body())))
+		return status, ResponseError(op, path, status, func(k string) string { return string(resp.Header.Peek(k)) }, resp.Body())
 	}
 	if out != nil && len(resp.Body()) > 0 {
 		if err := json.Unmarshal(resp.Body(), out); err != nil {
@@ -72,17 +72,4 @@ func (c *Client) Call(path string, in, out any) (int, error) {
 		}
 	}
 	return status, nil
-}
-
-// KindForStatus is the inverse of shoal.Kind.Status for relayed errors.
-func KindForStatus(status int) shoal.Kind {
-	for k := shoal.KindInvalid; k <= shoal.KindTimeout; k++ {
-		if k.Status() == status {
-			return k
-		}
-	}
-	if status >= 500 {
-		return shoal.KindUnavailable
-	}
-	return shoal.KindInvalid
 }

@@ -26,16 +26,19 @@ type StreamLine struct {
 	Error    *StreamError    `json:"error,omitempty"`
 }
 
-// StreamError is the error that ended a streamed operation: the HTTP
-// status its kind maps to, and the reason.
+// StreamError is the error that ended a streamed operation: its kind (by
+// name, as HeaderKind sends it), the HTTP status the kind maps to (for a
+// reader that does not know the kind), and the reason.
 type StreamError struct {
+	Kind    string `json:"kind,omitempty"`
 	Status  int    `json:"status"`
 	Message string `json:"message"`
 }
 
 // ErrorLine is the line for err.
 func ErrorLine(err error) StreamLine {
-	return StreamLine{Error: &StreamError{Status: shoal.KindOf(err).Status(), Message: shoal.Reason(err)}}
+	k := shoal.KindOf(err)
+	return StreamLine{Error: &StreamError{Kind: k.String(), Status: k.Status(), Message: shoal.Reason(err)}}
 }
 
 // WriteLine writes one line and flushes it to the client.
@@ -91,7 +94,7 @@ func (c *Client) Stream(ctx context.Context, path string, in any, progress func(
 		for sc.Scan() && msg.Len() < 4096 {
 			msg.Write(sc.Bytes())
 		}
-		return shoal.Errorf(op, KindForStatus(resp.StatusCode), "%s", strings.TrimSpace(msg.String()))
+		return ResponseError(op, path, resp.StatusCode, resp.Header.Get, []byte(msg.String()))
 	}
 	for sc.Scan() {
 		watchdog.Reset(idle)
@@ -101,7 +104,8 @@ func (c *Client) Stream(ctx context.Context, path string, in any, progress func(
 		}
 		switch {
 		case line.Error != nil:
-			return shoal.Errorf(op, KindForStatus(line.Error.Status), "%s", line.Error.Message)
+			kind := func(string) string { return line.Error.Kind }
+			return ResponseError(op, path, line.Error.Status, kind, []byte(line.Error.Message))
 		case line.Result != nil:
 			if out == nil {
 				return nil

@@ -1,8 +1,16 @@
-// Package wire is md's internal HTTP API, spoken by data servers (diskserver,
-// gw) and admin tools: commits of finished uploads, heartbeats, the garbage
-// queue. Every call is a POST of a JSON body signed with the cluster secret
-// (see sign): headers X-Shoal-Kid, X-Shoal-Exp and X-Shoal-Sig carry an
-// HMAC over method, path, expiry and the SHA-256 of the body.
+// Package wire is shoal's internal HTTP contract: every /.shoal/ path and
+// every request and reply of md's internal and admin API (commits of
+// finished uploads, heartbeats, the garbage queue, pools, fsck, repair,
+// drain, scrub and their progress), the data servers' internal calls, the
+// gw's signed URL format, and how an error's kind travels (HeaderKind).
+// Every call is a POST of a JSON body signed with the cluster secret (see
+// sign): headers X-Shoal-Kid, X-Shoal-Exp and X-Shoal-Sig carry an HMAC
+// over method, path, expiry and the SHA-256 of the body. Client makes such
+// calls.
+//
+// wire imports only the root package and sign (and fasthttp for Client):
+// md, the data servers, gw and the admin command all import it, never the
+// other way round.
 package wire
 
 import (
@@ -11,20 +19,6 @@ import (
 
 	"shoal"
 	"shoal/sign"
-)
-
-// Paths of md's internal endpoints. User paths may never start with Prefix.
-const (
-	Prefix        = "/.shoal/"
-	PathCommit    = "/.shoal/commit"       // CommitRequest → CommitReply (201 new, 204 replaced)
-	PathHeartbeat = "/.shoal/heartbeat"    // Heartbeat → 204
-	PathGarbage   = "/.shoal/garbage"      // GarbageRequest → GarbageReply
-	PathGarbageOK = "/.shoal/garbage/done" // GarbageDone → 204
-)
-
-// Data-server internal endpoints (signed the same way), used by md for fsck.
-const (
-	PathObjects = "/.shoal/objects" // POST, empty body → ObjectList
 )
 
 // CommitRequest reports a durable upload (shoal.Commit on the wire).

@@ -4,7 +4,8 @@
 //	catalogtest.Run(t, func(t *testing.T) shoal.Catalog { return open(t) })
 //
 // open must return a fresh, empty catalog and arrange its Close with
-// t.Cleanup. The suite uses only the shoal.Catalog interface.
+// t.Cleanup. The suite uses only the shoal.Catalog interface and imports
+// only the root package.
 package catalogtest
 
 import (

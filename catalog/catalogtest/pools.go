@@ -6,15 +6,11 @@ import (
 	"shoal"
 )
 
-// testPools runs when the catalog implements shoal.PoolStore (the SQL
-// catalog and the cache decorator both do): the default pool, layouts,
-// inheritance from the nearest mapped ancestor, the mapping following a
-// moved directory, and files keeping the layout they were written with.
+// testPools: the default pool, layouts, inheritance from the nearest
+// mapped ancestor, the mapping following a moved directory, and files
+// keeping the layout they were written with.
 func testPools(t *testing.T, c shoal.Catalog) {
-	ps, has := c.(shoal.PoolStore)
-	if !has {
-		t.Skip("catalog has no PoolStore")
-	}
+	ps := c
 	def := got(ps.PoolFor(ctx(t), "/x")).must(t)
 	if def.Name != shoal.DefaultPool || def.Layout != shoal.DefaultLayout {
 		t.Fatalf("PoolFor on a new catalog = %+v, want default replica:1", def)
@@ -94,10 +90,7 @@ func testPools(t *testing.T, c shoal.Catalog) {
 // the old object becomes garbage unless still shared; a row that is gone
 // is KindNotFound.
 func testReplaceReplica(t *testing.T, c shoal.Catalog) {
-	rr, has := c.(shoal.ReplicaReplacer)
-	if !has {
-		t.Skip("catalog has no ReplicaReplacer")
-	}
+	rr := c
 	putObjects(t, c, "/f", "0b01", 10, "s1", "s2")
 	got(c.Copy(ctx(t), "/f", "/g", false, grace)).must(t) // /g shares s1/0b01 and s2/0b01
 	old := shoal.Replica{Server: "s1", Object: "0b01", Size: 10, Sum: 7}

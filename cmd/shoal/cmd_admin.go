@@ -11,7 +11,6 @@ import (
 
 	"shoal"
 	"shoal/cmd/shoal/config"
-	"shoal/md"
 	"shoal/wire"
 )
 
@@ -70,8 +69,8 @@ func adminClient(cmd *cobra.Command) (*wire.Client, error) {
 }
 
 func runFsck(cmd *cobra.Command, _ []string) error {
-	var rep md.Report
-	if err := adminOp(cmd, md.PathAdminFsck, struct{}{}, &rep); err != nil {
+	var rep wire.FsckReport
+	if err := adminOp(cmd, wire.PathAdminFsck, struct{}{}, &rep); err != nil {
 		return &exitError{code: fsckFailed, err: fmt.Errorf("fsck: %w", err)}
 	}
 	asJSON, _ := cmd.Flags().GetBool("json")
@@ -84,7 +83,7 @@ func runFsck(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
-func printFsck(w io.Writer, rep *md.Report, asJSON bool) error {
+func printFsck(w io.Writer, rep *wire.FsckReport, asJSON bool) error {
 	if asJSON {
 		return writeJSON(w, rep)
 	}
@@ -114,7 +113,7 @@ func runServers(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	var servers []shoal.Server
-	if _, err := cl.Call(md.PathAdminServers, struct{}{}, &servers); err != nil {
+	if _, err := cl.Call(wire.PathAdminServers, struct{}{}, &servers); err != nil {
 		return fmt.Errorf("servers: %w", err)
 	}
 	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {

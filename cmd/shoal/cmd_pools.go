@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"shoal"
-	"shoal/md"
+	"shoal/wire"
 )
 
 // newPoolCommands are the admin subcommands for pools and the operations
@@ -25,7 +25,7 @@ func newPoolCommands() []*cobra.Command {
 				if _, err := shoal.ParseLayout(args[1]); err != nil {
 					return err
 				}
-				return adminCall(cmd, md.PathAdminPoolAdd, md.PoolAddRequest{Name: args[0], Layout: args[1]}, nil)
+				return adminCall(cmd, wire.PathAdminPoolAdd, wire.PoolAddRequest{Name: args[0], Layout: args[1]}, nil)
 			},
 		},
 		&cobra.Command{
@@ -33,7 +33,7 @@ func newPoolCommands() []*cobra.Command {
 			Short: "new files at or below DIR go to pool NAME",
 			Args:  cobra.ExactArgs(2),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return adminCall(cmd, md.PathAdminPoolSet, md.PoolSetRequest{Dir: args[0], Pool: args[1]}, nil)
+				return adminCall(cmd, wire.PathAdminPoolSet, wire.PoolSetRequest{Dir: args[0], Pool: args[1]}, nil)
 			},
 		},
 	)
@@ -43,7 +43,7 @@ func newPoolCommands() []*cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var ps []shoal.Pool
-			if err := adminCall(cmd, md.PathAdminPools, struct{}{}, &ps); err != nil {
+			if err := adminCall(cmd, wire.PathAdminPools, struct{}{}, &ps); err != nil {
 				return err
 			}
 			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
@@ -62,8 +62,8 @@ func newPoolCommands() []*cobra.Command {
 		Short: "read every file, rebuild missing/corrupt/unreachable replicas and shards (exit 1 if some stay degraded)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var rep md.RepairReport
-			if err := adminOp(cmd, md.PathAdminRepair, struct{}{}, &rep); err != nil {
+			var rep wire.RepairReport
+			if err := adminOp(cmd, wire.PathAdminRepair, struct{}{}, &rep); err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -84,8 +84,8 @@ func newPoolCommands() []*cobra.Command {
 		Short: "move every replica and shard off SERVER while the system stays online, then mark it retired",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var rep md.DrainReport
-			if err := adminOp(cmd, md.PathAdminDrain, md.DrainRequest{Server: args[0]}, &rep); err != nil {
+			var rep wire.DrainReport
+			if err := adminOp(cmd, wire.PathAdminDrain, wire.DrainRequest{Server: args[0]}, &rep); err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -107,8 +107,8 @@ func newPoolCommands() []*cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rate, _ := cmd.Flags().GetFloat64("rate")
-			var rep md.ScrubReport
-			if err := adminOp(cmd, md.PathAdminScrub, md.ScrubRequest{RateMBps: rate}, &rep); err != nil {
+			var rep wire.ScrubReport
+			if err := adminOp(cmd, wire.PathAdminScrub, wire.ScrubRequest{RateMBps: rate}, &rep); err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -157,7 +157,7 @@ func adminOp(cmd *cobra.Command, path string, req, reply any) error {
 	return nil
 }
 
-func printProblems(w io.Writer, ps []md.ProblemReplica) {
+func printProblems(w io.Writer, ps []wire.ProblemReplica) {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	for _, p := range ps {
 		fmt.Fprintf(tw, "%s\t%s\t%s\tshard %d\t%s\t%s\n", p.Path, p.Layout, p.Server, p.Shard, p.Problem, p.Action)

@@ -13,7 +13,7 @@ import (
 	"shoal/bench"
 	"shoal/catalog"
 	"shoal/cmd/shoal/config"
-	"shoal/md"
+	"shoal/wire"
 )
 
 func newPopulateCommand() *cobra.Command {
@@ -83,7 +83,7 @@ func runPopulate(cmd *cobra.Command, _ []string) error {
 	p := newProgress(quiet)
 	show := func(done int) {
 		ms := time.Since(start).Milliseconds()
-		p.show(md.Progress{Op: "populate", Phase: "loading " + db.Dialect(), Done: int64(done), Total: int64(files), Unit: "files",
+		p.show(wire.Progress{Op: "populate", Phase: "loading " + db.Dialect(), Done: int64(done), Total: int64(files), Unit: "files",
 			Elapsed: ms, PhaseElapsed: ms})
 	}
 	done := 0

@@ -20,6 +20,7 @@ import (
 	"shoal/catalog"
 	"shoal/cmd/shoal/config"
 	"shoal/diskserver"
+	"shoal/ec"
 	"shoal/gw"
 	"shoal/md"
 	"shoal/sign"
@@ -89,7 +90,7 @@ func TestDefaultsMatchPackages(t *testing.T) {
 		{"disk.pool", d.Disk.Pool, diskserver.DefaultPool},
 		{"disk.heartbeat", d.Disk.Heartbeat, diskserver.DefaultHeartbeatInterval},
 		{"gw.heartbeat", d.GW.Heartbeat, gw.DefaultHeartbeatInterval},
-		{"gw.stripe_size", int(d.GW.StripeSize), gw.DefaultStripeSize},
+		{"gw.stripe_size", int(d.GW.StripeSize), ec.DefaultStripeSize},
 	} {
 		if !reflect.DeepEqual(tc.got, tc.want) {
 			t.Errorf("%s: config default %v, package default %v", tc.key, tc.got, tc.want)

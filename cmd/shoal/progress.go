@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"shoal/md"
+	"shoal/wire"
 )
 
 // How often progress is shown: a terminal line is rewritten a few times a
@@ -21,16 +21,16 @@ const (
 	logEvery = 10 * time.Second
 )
 
-// progressPrinter shows a long operation's md.Progress on stderr.
+// progressPrinter shows a long operation's wire.Progress on stderr.
 type progressPrinter struct {
 	w     io.Writer
 	tty   bool
 	every time.Duration
 	last  time.Time
 	phase string
-	width int          // of the last terminal line, to blank what a shorter one leaves
-	held  *md.Progress // the latest progress not shown yet
-	text  string       // the last line shown
+	width int            // of the last terminal line, to blank what a shorter one leaves
+	held  *wire.Progress // the latest progress not shown yet
+	text  string         // the last line shown
 }
 
 // newProgress is a printer to stderr, or nil (prints nothing) when quiet.
@@ -48,7 +48,7 @@ func newProgress(quiet bool) *progressPrinter {
 
 // line is the wire.Stream callback: one progress line from md.
 func (p *progressPrinter) line(raw json.RawMessage) {
-	var pr md.Progress
+	var pr wire.Progress
 	if json.Unmarshal(raw, &pr) == nil {
 		p.show(pr)
 	}
@@ -57,7 +57,7 @@ func (p *progressPrinter) line(raw json.RawMessage) {
 // show prints pr if the phase changed or the interval passed, else holds
 // it. A phase's last progress is shown before the next phase's, so a log
 // tells where each phase ended.
-func (p *progressPrinter) show(pr md.Progress) {
+func (p *progressPrinter) show(pr wire.Progress) {
 	if p == nil {
 		return
 	}
@@ -72,7 +72,7 @@ func (p *progressPrinter) show(pr md.Progress) {
 	p.print(pr, now)
 }
 
-func (p *progressPrinter) print(pr md.Progress, now time.Time) {
+func (p *progressPrinter) print(pr wire.Progress, now time.Time) {
 	p.held = nil
 	p.last, p.phase = now, pr.Phase
 	text := formatProgress(pr)
@@ -108,7 +108,7 @@ func (p *progressPrinter) end() {
 
 // formatProgress is e.g. "repair: checking 1234/10000 files (12%) · 3
 // problems · read 1.2 GiB (45.0 MB/s) · 1m2s, about 7m left".
-func formatProgress(pr md.Progress) string {
+func formatProgress(pr wire.Progress) string {
 	elapsed := time.Duration(pr.Elapsed) * time.Millisecond
 	var b strings.Builder
 	b.WriteString(pr.Op)

@@ -13,7 +13,7 @@ import (
 
 	"shoal"
 	"shoal/md"
-	"shoal/metrics"
+	"shoal/wire"
 )
 
 // healthTimeout bounds one /.shoal/healthz probe of `shoal admin status`.
@@ -49,7 +49,7 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	}
 	st := status{MD: cl.Base, MDHealth: probeHealth(cl.Base)}
 	var servers []shoal.Server
-	if _, err := cl.Call(md.PathAdminServers, struct{}{}, &servers); err != nil {
+	if _, err := cl.Call(wire.PathAdminServers, struct{}{}, &servers); err != nil {
 		return fmt.Errorf("servers: %w (md health: %s)", err, st.MDHealth)
 	}
 	now := time.Now()
@@ -93,7 +93,7 @@ func probeHealth(base string) string {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
-	req.SetRequestURI(strings.TrimRight(base, "/") + metrics.PathHealthz)
+	req.SetRequestURI(strings.TrimRight(base, "/") + wire.PathHealthz)
 	if err := fasthttp.DoTimeout(req, resp, healthTimeout); err != nil {
 		return "unreachable: " + err.Error()
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"shoal"
-	"shoal/md"
+	"shoal/wire"
 )
 
 func TestPrintStatusSumsPoolsAndFlagsTheUnhealthy(t *testing.T) {
@@ -46,13 +46,13 @@ func TestPrintStatusSumsPoolsAndFlagsTheUnhealthy(t *testing.T) {
 }
 
 func TestFormatProgress(t *testing.T) {
-	got := formatProgress(md.Progress{Op: "scrub", Phase: "reading and verifying", Done: 25, Total: 100, Unit: "files",
+	got := formatProgress(wire.Progress{Op: "scrub", Phase: "reading and verifying", Done: 25, Total: 100, Unit: "files",
 		Bytes: 50e6, Problems: 2, Elapsed: 10_000, PhaseElapsed: 5_000})
 	want := "scrub: reading and verifying 25/100 files (25%) · 2 problems · read 47.7 MiB (5.0 MB/s) · 10s, about 15s left"
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	got = formatProgress(md.Progress{Op: "fsck", Phase: "server 1/2 d1: reading the catalog", Done: 7, Unit: "replicas"})
+	got = formatProgress(wire.Progress{Op: "fsck", Phase: "server 1/2 d1: reading the catalog", Done: 7, Unit: "replicas"})
 	if want := "fsck: server 1/2 d1: reading the catalog 7 replicas · 0 problems · 0s"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
@@ -64,11 +64,11 @@ func TestFormatProgress(t *testing.T) {
 func TestProgressPrinter(t *testing.T) {
 	var log strings.Builder
 	p := &progressPrinter{w: &log, every: time.Hour}
-	p.show(md.Progress{Op: "repair", Phase: "listing files"})
-	p.show(md.Progress{Op: "repair", Phase: "listing files", Done: 5}) // same phase, too soon
-	p.show(md.Progress{Op: "repair", Phase: "checking", Total: 9, Done: 1})
-	p.show(md.Progress{Op: "repair", Phase: "checking", Total: 9, Done: 8}) // held, then replaced
-	p.show(md.Progress{Op: "repair", Phase: "checking", Total: 9, Done: 9}) // held: end shows it
+	p.show(wire.Progress{Op: "repair", Phase: "listing files"})
+	p.show(wire.Progress{Op: "repair", Phase: "listing files", Done: 5}) // same phase, too soon
+	p.show(wire.Progress{Op: "repair", Phase: "checking", Total: 9, Done: 1})
+	p.show(wire.Progress{Op: "repair", Phase: "checking", Total: 9, Done: 8}) // held, then replaced
+	p.show(wire.Progress{Op: "repair", Phase: "checking", Total: 9, Done: 9}) // held: end shows it
 	p.end()
 	if lines := strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n"); len(lines) != 4 ||
 		!strings.HasPrefix(lines[0], "repair: listing files · ") || !strings.HasPrefix(lines[1], "repair: listing files 5 · ") ||
@@ -78,8 +78,8 @@ func TestProgressPrinter(t *testing.T) {
 
 	var tty strings.Builder
 	p = &progressPrinter{w: &tty, tty: true}
-	p.show(md.Progress{Op: "drain", Phase: "pass 1: moving files off d1", Total: 10, Done: 3, Unit: "files"})
-	p.show(md.Progress{Op: "drain", Phase: "done"})
+	p.show(wire.Progress{Op: "drain", Phase: "pass 1: moving files off d1", Total: 10, Done: 3, Unit: "files"})
+	p.show(wire.Progress{Op: "drain", Phase: "done"})
 	p.end()
 	out := tty.String()
 	if strings.Count(out, "\r") != 2 || !strings.HasSuffix(out, "\n") || strings.Count(out, "\n") != 1 {

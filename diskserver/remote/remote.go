@@ -1,7 +1,11 @@
 // Package remote is a shoal.BlobStore over HTTP: the client of a data
 // server (diskserver, or anything speaking its protocol), used by md in
 // proxy mode and for fsck, and by gw for shards. Every request carries a
-// URL signed with the cluster keys.
+// URL signed with the cluster keys. It also implements the optional
+// shoal.HeadOpener and shoal.RangeOpener, which save round trips.
+//
+// remote imports only the root package, sign and wire (and fasthttp), not
+// diskserver: its users need the protocol, not the server.
 package remote
 
 import (
@@ -15,7 +19,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
-	"shoal/diskserver"
 	"shoal/sign"
 	"shoal/wire"
 )
@@ -77,20 +80,14 @@ func (c *Client) do(ctx context.Context, req *fasthttp.Request, resp *fasthttp.R
 // statusErr turns a failed response into an error of the kind its status
 // says, with the server's reason.
 func statusErr(op, id string, resp *fasthttp.Response) error {
-	reason := strings.TrimSpace(string(resp.Body()))
-	if reason == "" {
-		reason = strconv.Itoa(resp.StatusCode())
-	}
-	kind := wire.KindForStatus(resp.StatusCode())
-	// Servers send shoal.Reason, which starts with the kind's name; the
-	// error adds it back, so drop it here.
-	reason = strings.TrimPrefix(reason, kind.String()+": ")
-	return &shoal.Error{Op: op, Path: id, Kind: kind, Err: remoteReason(reason)}
+	return httpStatusErr(op, id, resp.StatusCode(), func(k string) string { return string(resp.Header.Peek(k)) }, resp.Body())
 }
 
-type remoteReason string
-
-func (r remoteReason) Error() string { return string(r) }
+// httpStatusErr is statusErr for any client: the status, the response
+// headers (read with header) and the body.
+func httpStatusErr(op, id string, status int, header func(string) string, body []byte) error {
+	return wire.ResponseError(op, id, status, header, body)
+}
 
 func transportErr(op, id string, err error) error {
 	return shoal.E(op, id, shoal.KindUnavailable, err)
@@ -148,13 +145,13 @@ func (c *Client) Create(ctx context.Context, id string, r io.Reader) (shoal.Obje
 	if resp.StatusCode() != fasthttp.StatusCreated {
 		return shoal.ObjectInfo{}, shoal.Sums{}, statusErr(op, id, resp)
 	}
-	sums, err := parseDigest(string(resp.Header.Peek(diskserver.HeaderDigest)))
+	sums, err := parseDigest(string(resp.Header.Peek(wire.HeaderDigest)))
 	if err != nil {
 		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, err)
 	}
-	size, err := strconv.ParseInt(string(resp.Header.Peek(diskserver.HeaderSize)), 10, 64)
+	size, err := strconv.ParseInt(string(resp.Header.Peek(wire.HeaderSize)), 10, 64)
 	if err != nil || size != body.n {
-		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.Errorf(op, shoal.KindCorrupt, "server stored %q bytes, %d sent", resp.Header.Peek(diskserver.HeaderSize), body.n)
+		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.Errorf(op, shoal.KindCorrupt, "server stored %q bytes, %d sent", resp.Header.Peek(wire.HeaderSize), body.n)
 	}
 	return shoal.ObjectInfo{ID: id, Size: size, ModTime: time.Now()}, sums, nil
 }
@@ -252,10 +249,10 @@ func (c *Client) Walk(ctx context.Context, fn func(shoal.ObjectInfo) error) erro
 	return nil
 }
 
-// Space implements shoal.BlobStore with the diskserver.PathSpace call.
+// Space implements shoal.BlobStore with the wire.PathSpace call.
 func (c *Client) Space(ctx context.Context) (shoal.Space, error) {
 	var sp shoal.Space
-	if _, err := c.wire.Call(diskserver.PathSpace, struct{}{}, &sp); err != nil {
+	if _, err := c.wire.Call(wire.PathSpace, struct{}{}, &sp); err != nil {
 		return shoal.Space{}, shoal.E("remote.Space", c.Base, err)
 	}
 	return sp, nil

@@ -8,7 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
-	"shoal/diskserver"
+	"shoal/wire"
 )
 
 // UploadResult is the data server's answer to a committed upload.
@@ -54,7 +54,7 @@ func (c *Client) Upload(ctx context.Context, id, upload string, r io.Reader, siz
 	if st != fasthttp.StatusCreated && st != fasthttp.StatusNoContent {
 		return UploadResult{}, statusErr(op, id, resp)
 	}
-	sums, err := parseDigest(string(resp.Header.Peek(diskserver.HeaderDigest)))
+	sums, err := parseDigest(string(resp.Header.Peek(wire.HeaderDigest)))
 	if err != nil {
 		return UploadResult{}, shoal.E(op, id, err)
 	}

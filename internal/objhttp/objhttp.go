@@ -1,44 +1,31 @@
 // Package objhttp is the HTTP side that shoal's data servers (diskserver
 // and gw) share for their object protocol on /obj/<id>: request checks,
-// signature verification, error answers, GET/HEAD range answers, PUT
-// checksum headers and the commit to md, the body reader that refuses
-// short or oversized uploads, and the lifecycle of background loops. What
-// differs between the servers — where the bytes come from and go to —
-// stays in each.
+// GET/HEAD range answers, PUT checksum headers and the commit to md, the
+// body reader that refuses short or oversized uploads, and the lifecycle
+// of background loops. What differs between the servers — where the bytes
+// come from and go to — stays in each. Errors are answered with httperr.
+//
+// objhttp must not import md, diskserver, gw or ec.
 package objhttp
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"shoal"
-	"shoal/sign"
+	"shoal/internal/httperr"
 )
 
 // Allow lists the methods of /obj/<id>, sent with a 405.
 const Allow = "GET, HEAD, PUT, DELETE"
-
-// Fail answers err's status with its short reason. A Connection: close
-// already decided (body left unread) is kept.
-func Fail(ctx *fasthttp.RequestCtx, err error) {
-	closeConn := ctx.Response.ConnectionClose()
-	ctx.Response.Reset()
-	if closeConn {
-		ctx.SetConnectionClose()
-	}
-	ctx.SetStatusCode(shoal.KindOf(err).Status())
-	ctx.SetContentType("text/plain; charset=utf-8")
-	ctx.SetBodyString(shoal.Reason(err) + "\n")
-}
 
 // Check validates the object id and the method of a request on
 // /obj/<id> and returns the method. When it returns false it has answered:
 // 400 for a bad id, 405 with Allow for another method.
 func Check(ctx *fasthttp.RequestCtx, op, id string) (string, bool) {
 	if !shoal.ValidObjectID(id) {
-		Fail(ctx, shoal.Errorf(op, shoal.KindInvalid, "bad object id"))
+		httperr.Write(ctx, shoal.Errorf(op, shoal.KindInvalid, "bad object id"))
 		return "", false
 	}
 	method := string(ctx.Method())
@@ -46,33 +33,12 @@ func Check(ctx *fasthttp.RequestCtx, op, id string) (string, bool) {
 	case fasthttp.MethodGet, fasthttp.MethodHead, fasthttp.MethodPut, fasthttp.MethodDelete:
 		return method, true
 	}
-	Fail(ctx, shoal.Errorf(op, shoal.KindNotAllowed, "%s not allowed on objects", method))
-	ctx.Response.Header.Set("Allow", Allow) // after Fail, which resets the headers
+	httperr.Write(ctx, shoal.Errorf(op, shoal.KindNotAllowed, "%s not allowed on objects", method))
+	ctx.Response.Header.Set("Allow", Allow) // after httperr.Write, which resets the headers
 	return "", false
 }
 
-// Verify checks the signature of an object URL: the expiry, key id and
-// signature read with get (sign's query parameters) over method, object
-// and extra (what else the URL's signature covers: the upload id for
-// diskserver, upload, layout and servers for gw). A HEAD may use a URL
-// signed for GET: it is a GET without body. Missing or bad: KindPermission.
-func Verify(keys *sign.Keys, op, method, object, extra string, get func(string) string, now time.Time) error {
-	expS, kid, sig := get(sign.ParamExpiry), get(sign.ParamKeyID), get(sign.ParamSig)
-	if expS == "" || kid == "" || sig == "" {
-		return shoal.Errorf(op, shoal.KindPermission, "missing signature (exp, kid, sig)")
-	}
-	exp, err := strconv.ParseInt(expS, 10, 64)
-	if err != nil {
-		return shoal.Errorf(op, shoal.KindPermission, "bad expiry")
-	}
-	err = keys.Verify(method, object, exp, extra, kid, sig, now)
-	if err != nil && method == fasthttp.MethodHead && keys.Verify(fasthttp.MethodGet, object, exp, extra, kid, sig, now) == nil {
-		err = nil
-	}
-	return err
-}
-
-// QueryGetter reads ctx's query arguments, for Verify.
+// QueryGetter reads ctx's query arguments, for sign.Keys.VerifyQuery.
 func QueryGetter(ctx *fasthttp.RequestCtx) func(string) string {
 	args := ctx.QueryArgs()
 	return func(k string) string { return string(args.Peek(k)) }

@@ -3,7 +3,6 @@ package objhttp
 import (
 	"context"
 	"io"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,7 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
-	"shoal/sign"
+	"shoal/internal/httperr"
 )
 
 // request is a RequestCtx for method on uri with the given headers, as
@@ -39,33 +38,6 @@ func TestCheck(t *testing.T) {
 	ctx = request("HEAD", "/obj/ab")
 	if m, ok := Check(ctx, "t", "ab"); !ok || m != "HEAD" {
 		t.Errorf("HEAD: %q %v", m, ok)
-	}
-}
-
-func TestVerify(t *testing.T) {
-	keys := sign.Random()
-	now := time.Now()
-	exp := now.Add(time.Minute).Unix()
-	kid, sig := keys.Sign("GET", "ab", exp, "up")
-	q := map[string]string{sign.ParamExpiry: strconv.FormatInt(exp, 10), sign.ParamKeyID: kid, sign.ParamSig: sig}
-	get := func(k string) string { return q[k] }
-	if err := Verify(keys, "t", "GET", "ab", "up", get, now); err != nil {
-		t.Errorf("GET: %v", err)
-	}
-	if err := Verify(keys, "t", "HEAD", "ab", "up", get, now); err != nil {
-		t.Errorf("HEAD with a GET signature: %v", err)
-	}
-	for _, c := range []struct{ method, object, extra string }{{"PUT", "ab", "up"}, {"GET", "ac", "up"}, {"GET", "ab", "other"}} {
-		if err := Verify(keys, "t", c.method, c.object, c.extra, get, now); !shoal.IsKind(err, shoal.KindPermission) {
-			t.Errorf("%v: %v, want KindPermission", c, err)
-		}
-	}
-	if err := Verify(keys, "t", "GET", "ab", "up", get, now.Add(2*time.Minute)); !shoal.IsKind(err, shoal.KindPermission) {
-		t.Errorf("expired: %v", err)
-	}
-	delete(q, sign.ParamSig)
-	if err := Verify(keys, "t", "GET", "ab", "up", get, now); !shoal.IsKind(err, shoal.KindPermission) {
-		t.Errorf("no sig: %v", err)
 	}
 }
 
@@ -96,7 +68,7 @@ func TestStartRead(t *testing.T) {
 func TestFailKeepsConnectionClose(t *testing.T) {
 	ctx := request("PUT", "/obj/ab")
 	ctx.SetConnectionClose()
-	Fail(ctx, shoal.Errorf("t", shoal.KindTooLarge, "big"))
+	httperr.Write(ctx, shoal.Errorf("t", shoal.KindTooLarge, "big"))
 	if !ctx.Response.ConnectionClose() || ctx.Response.StatusCode() != 413 {
 		t.Errorf("status %d, connection close %v", ctx.Response.StatusCode(), ctx.Response.ConnectionClose())
 	}

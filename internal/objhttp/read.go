@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 	"shoal/internal/httprange"
 )
 
@@ -22,7 +23,7 @@ func StartRead(ctx *fasthttp.RequestCtx, size int64) ([]httprange.Range, bool) {
 	if rh := ctx.Request.Header.Peek(fasthttp.HeaderRange); len(rh) > 0 {
 		var err error
 		if rs, err = httprange.Parse(string(rh), size); err != nil {
-			Fail(ctx, err)
+			httperr.Write(ctx, err)
 			if shoal.IsKind(err, shoal.KindBadRange) {
 				h.Set(fasthttp.HeaderContentRange, httprange.Unsatisfied(size))
 			}

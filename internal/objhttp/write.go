@@ -3,22 +3,14 @@ package objhttp
 import (
 	"crypto/md5"
 	"encoding/base64"
-	"errors"
 	"io"
 	"strconv"
 
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/httperr"
 	"shoal/wire"
-)
-
-// Response headers a PUT answers with, so that gw, repair and remote
-// clients learn the stored object's size and checksums (RFC 3230 Digest:
-// adler32 in hex as WLCG does, md5 in base64).
-const (
-	HeaderDigest = "Digest"
-	HeaderSize   = "X-Shoal-Size"
 )
 
 // SetSums sets a PUT answer's Digest and X-Shoal-Size headers.
@@ -27,8 +19,8 @@ func SetSums(ctx *fasthttp.RequestCtx, size int64, sums shoal.Sums) {
 	if len(sums.MD5) == md5.Size {
 		d += ",md5=" + base64.StdEncoding.EncodeToString(sums.MD5)
 	}
-	ctx.Response.Header.Set(HeaderDigest, d)
-	ctx.Response.Header.Set(HeaderSize, strconv.FormatInt(size, 10))
+	ctx.Response.Header.Set(wire.HeaderDigest, d)
+	ctx.Response.Header.Set(wire.HeaderSize, strconv.FormatInt(size, 10))
 }
 
 // Body reads a PUT body and fails with KindInvalid if it ends before its
@@ -79,7 +71,7 @@ func CheckSize(ctx *fasthttp.RequestCtx, op string, max int64) (*Body, bool) {
 	want := int64(ctx.Request.Header.ContentLength())
 	if want > max {
 		DrainBody(ctx)
-		Fail(ctx, shoal.Errorf(op, shoal.KindTooLarge, "body of %d bytes over the limit of %d", want, max))
+		httperr.Write(ctx, shoal.Errorf(op, shoal.KindTooLarge, "body of %d bytes over the limit of %d", want, max))
 		return nil, false
 	}
 	return &Body{R: ctx.RequestBodyStream(), Want: want, Max: max, Op: op}, true
@@ -111,8 +103,8 @@ func DrainBody(ctx *fasthttp.RequestCtx) {
 
 // Commit sends a finished upload's commit to md and answers the PUT with
 // md's status and ETag. If md refuses or cannot be reached, undo removes
-// what was stored, and the client gets md's own answer (its status and
-// reason text, relayed as is) or 503.
+// what was stored, and the client gets md's own answer (its kind, so its
+// status, and its reason text) or 503.
 func Commit(ctx *fasthttp.RequestCtx, md *wire.Client, op, id string, req wire.CommitRequest, undo func()) {
 	var reply wire.CommitReply
 	status, err := md.Call(wire.PathCommit, req, &reply)
@@ -122,18 +114,10 @@ func Commit(ctx *fasthttp.RequestCtx, md *wire.Client, op, id string, req wire.C
 	if err != nil {
 		undo()
 		if status >= 400 {
-			reason := shoal.Reason(err)
-			var se *shoal.Error
-			if errors.As(err, &se) && se.Err != nil {
-				reason = se.Err.Error()
-			}
-			ctx.Response.Reset()
-			ctx.SetStatusCode(status)
-			ctx.SetContentType("text/plain; charset=utf-8")
-			ctx.SetBodyString(reason + "\n")
+			httperr.Write(ctx, err) // md's answer: its kind (so status) and reason
 			return
 		}
-		Fail(ctx, shoal.E(op, id, shoal.KindUnavailable, err))
+		httperr.Write(ctx, shoal.E(op, id, shoal.KindUnavailable, err))
 		return
 	}
 	if reply.ETag != "" {

@@ -1,0 +1,68 @@
+// Package httperr is the one error writer of shoal's HTTP servers: md, the
+// data servers and the gws answer every error with Write, so every error
+// answer has the status of its kind (shoal.Kind.Status), the kind itself
+// in wire.HeaderKind (so clients need not guess it from the status),
+// Retry-After on a 503 (DESIGN contract 4: the client retries while a
+// backend is down), and the short reason as a text/plain body.
+//
+// It imports only fasthttp, the root package and wire.
+package httperr
+
+import (
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+	"shoal/wire"
+)
+
+// RetryAfter is the Retry-After of every 503, in seconds.
+const RetryAfter = "5"
+
+var (
+	hdrKind       = []byte(wire.HeaderKind)
+	hdrRetryAfter = []byte("Retry-After")
+	valRetryAfter = []byte(RetryAfter)
+	ctTextPlain   = []byte("text/plain; charset=utf-8")
+	kindNames     = func() [][]byte { // by kind, so an answer allocates none
+		var out [][]byte
+		for k := shoal.KindOther; ; k++ {
+			if _, ok := shoal.ParseKind(k.String()); !ok {
+				return out
+			}
+			out = append(out, []byte(k.String()))
+		}
+	}()
+)
+
+// Write answers err: the status of its kind, the kind, Retry-After on a
+// 503, and shoal.Reason(err) as a text/plain body. Whatever the response
+// held is dropped, except a Connection: close already decided (by a
+// handler that left the request body unread).
+func Write(ctx *fasthttp.RequestCtx, err error) {
+	kind := shoal.KindOf(err)
+	closeConn := ctx.Response.ConnectionClose()
+	ctx.Response.Reset()
+	if closeConn {
+		ctx.SetConnectionClose()
+	}
+	SetKind(ctx, kind)
+	ctx.Response.Header.SetContentTypeBytes(ctTextPlain)
+	ctx.SetBodyString(shoal.Reason(err) + "\n")
+}
+
+// SetKind sets what an error answer of kind carries besides its body: the
+// status, the kind and, on a 503, Retry-After. For an answer with a body
+// of its own (a WebDAV precondition's XML).
+func SetKind(ctx *fasthttp.RequestCtx, kind shoal.Kind) {
+	status := kind.Status()
+	ctx.SetStatusCode(status)
+	h := &ctx.Response.Header
+	if int(kind) < len(kindNames) {
+		h.SetBytesKV(hdrKind, kindNames[kind])
+	} else {
+		h.Set(wire.HeaderKind, kind.String())
+	}
+	if status == fasthttp.StatusServiceUnavailable {
+		h.SetBytesKV(hdrRetryAfter, valRetryAfter)
+	}
+}

@@ -1,0 +1,65 @@
+package wire
+
+import (
+	"strconv"
+	"strings"
+
+	"shoal"
+)
+
+// HeaderKind names the kind of an error answer (shoal.Kind.String, e.g.
+// "not found"). Every error answer of md, the data servers and the gws
+// carries it, so a client rebuilds the *shoal.Error with that kind instead
+// of guessing it from the status, which several kinds share.
+const HeaderKind = "X-Shoal-Kind"
+
+// ErrorKind is the kind of an error answer: the one HeaderKind names, or,
+// for an answer without it (from a proxy, say), the one KindForStatus
+// guesses.
+func ErrorKind(status int, header func(string) string) shoal.Kind {
+	if k, ok := shoal.ParseKind(header(HeaderKind)); ok {
+		return k
+	}
+	return KindForStatus(status)
+}
+
+// KindForStatus guesses the kind of an answer that does not say it: the
+// first kind whose status it is (KindOther for a 500), else
+// KindUnavailable for a 5xx and KindInvalid for anything else.
+func KindForStatus(status int) shoal.Kind {
+	for k := shoal.KindOther; ; k++ {
+		if _, ok := shoal.ParseKind(k.String()); !ok {
+			break
+		}
+		if k.Status() == status {
+			return k
+		}
+	}
+	if status >= 500 {
+		return shoal.KindUnavailable
+	}
+	return shoal.KindInvalid
+}
+
+// ResponseError rebuilds the error of an answer with status ≥ 300: the
+// kind ErrorKind reads, and as cause the server's reason (its text/plain
+// body, shoal.Reason of its error, whose leading kind name is dropped
+// since the error adds it back). Relayed with the one error writer, it
+// gives the client the same status, kind and body.
+func ResponseError(op, path string, status int, header func(string) string, body []byte) error {
+	kind := ErrorKind(status, header)
+	reason := strings.TrimSpace(string(body))
+	if reason == "" {
+		reason = strconv.Itoa(status)
+	}
+	e := &shoal.Error{Op: op, Path: path, Kind: kind}
+	if reason != kind.String() {
+		e.Err = Reason(strings.TrimPrefix(reason, kind.String()+": "))
+	}
+	return e
+}
+
+// Reason is the reason text of an error answer, as an error.
+type Reason string
+
+func (r Reason) Error() string { return string(r) }

@@ -1,0 +1,90 @@
+package wire
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"shoal"
+	"shoal/sign"
+)
+
+// Query parameters of a gw object URL, besides sign's exp, kid, sig, up.
+const (
+	ParamLayout  = "l"   // the file's layout, "ec:K+M"
+	ParamServers = "srv" // the K+M data-server ids holding shards 0…K+M-1, comma-separated
+)
+
+// gatewayExtra is the "extra" a gw URL's signature covers: the upload id, the
+// layout and the shard servers, so none can be changed by the client.
+func gatewayExtra(upload string, layout shoal.Layout, servers []string) string {
+	return upload + "|" + layout.String() + "|" + strings.Join(servers, ",")
+}
+
+// GatewayURL returns base + "/obj/" + object with a signature for method
+// valid until exp, over upload (empty for GET/HEAD/DELETE and for a PUT
+// that should not commit), layout and the ordered shard servers (an empty
+// id: a shard a degraded write leaves out). md uses it to redirect EC
+// data requests and replica:N writes to a gw.
+func GatewayURL(keys *sign.Keys, base, method, object, upload string, layout shoal.Layout, servers []string, exp time.Time) string {
+	e := exp.Unix()
+	kid, sig := keys.Sign(method, object, e, gatewayExtra(upload, layout, servers))
+	q := url.Values{}
+	q.Set(sign.ParamExpiry, strconv.FormatInt(e, 10))
+	q.Set(sign.ParamKeyID, kid)
+	q.Set(sign.ParamSig, sig)
+	if upload != "" {
+		q.Set(sign.ParamUpload, upload)
+	}
+	q.Set(ParamLayout, layout.String())
+	q.Set(ParamServers, strings.Join(servers, ","))
+	return strings.TrimRight(base, "/") + sign.ObjectPath(object) + "?" + q.Encode()
+}
+
+// GatewayRequest is a verified gw object request.
+type GatewayRequest struct {
+	Upload  string       // the upload a PUT commits to; empty: no commit
+	Layout  shoal.Layout // ec:K+M, or replica:N for mirrored writes
+	Servers []string     // data-server ids by shard (or copy) index
+}
+
+// VerifyGatewayURL checks a gw URL's query for method on object. A HEAD may use
+// a URL signed for GET. Bad or missing signature: KindPermission (403);
+// a server list of the wrong length for the layout (ec:K+M, or replica:N
+// for md's mirrored writes), or with a repeated id: KindInvalid. An
+// erasure-coded file's list may leave out (empty id) up to M-1 shards:
+// those a degraded write did not place, keeping at least one parity.
+func VerifyGatewayURL(keys *sign.Keys, method, object string, get func(string) string, now time.Time) (GatewayRequest, error) {
+	const op = "wire.VerifyGatewayURL"
+	r := GatewayRequest{Upload: get(sign.ParamUpload)}
+	layoutS, srv := get(ParamLayout), get(ParamServers)
+	if err := keys.VerifyQuery(method, object, r.Upload+"|"+layoutS+"|"+srv, get, now); err != nil {
+		return GatewayRequest{}, err
+	}
+	var err error
+	if r.Layout, err = shoal.ParseLayout(layoutS); err != nil {
+		return GatewayRequest{}, err
+	}
+	r.Servers = strings.Split(srv, ",")
+	if len(r.Servers) != r.Layout.Width() {
+		return GatewayRequest{}, shoal.Errorf(op, shoal.KindInvalid, "%s needs %d servers, got %d", r.Layout, r.Layout.Width(), len(r.Servers))
+	}
+	seen := map[string]bool{}
+	absent := 0
+	for _, s := range r.Servers {
+		if s == "" {
+			absent++
+			continue
+		}
+		if seen[s] {
+			return GatewayRequest{}, shoal.Errorf(op, shoal.KindInvalid, "server list repeats %s", s)
+		}
+		seen[s] = true
+	}
+	if absent > 0 && (r.Layout.Kind != shoal.LayoutEC || absent >= r.Layout.M) {
+		return GatewayRequest{}, shoal.Errorf(op, shoal.KindInvalid, "%s: %d shards without a server (at most %d may be left out, keeping one parity)",
+			r.Layout, absent, max(r.Layout.M-1, 0))
+	}
+	return r, nil
+}

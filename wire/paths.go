@@ -1,0 +1,49 @@
+package wire
+
+// Every path under Prefix. User paths may never start with it: md answers
+// them itself (the metrics middleware first).
+const Prefix = "/.shoal/"
+
+// md's internal endpoints, called by data servers and gws.
+const (
+	PathCommit    = "/.shoal/commit"       // CommitRequest → CommitReply (201 new, 204 replaced)
+	PathHeartbeat = "/.shoal/heartbeat"    // Heartbeat → 204
+	PathGarbage   = "/.shoal/garbage"      // GarbageRequest → GarbageReply
+	PathGarbageOK = "/.shoal/garbage/done" // GarbageDone → 204
+)
+
+// md's admin endpoints (used by `shoal admin`; gw lists the data servers
+// with PathAdminServers). The long operations stream their answer to a
+// request that accepts StreamType.
+const (
+	PathAdminFsck    = "/.shoal/admin/fsck"     // {} → FsckReport
+	PathAdminServers = "/.shoal/admin/servers"  // {} → []shoal.Server
+	PathAdminPools   = "/.shoal/admin/pools"    // {} → []shoal.Pool
+	PathAdminPoolAdd = "/.shoal/admin/pool/add" // PoolAddRequest → 204
+	PathAdminPoolSet = "/.shoal/admin/pool/set" // PoolSetRequest → 204
+	PathAdminRepair  = "/.shoal/admin/repair"   // {} → RepairReport
+	PathAdminDrain   = "/.shoal/admin/drain"    // DrainRequest → DrainReport
+	PathAdminScrub   = "/.shoal/admin/scrub"    // ScrubRequest → ScrubReport
+)
+
+// A data server's internal endpoints (signed the same way), used by md
+// for fsck and by remote clients for Space.
+const (
+	PathObjects = "/.shoal/objects" // {} → ObjectList
+	PathSpace   = "/.shoal/space"   // {} → shoal.Space
+)
+
+// Endpoints every server's metrics middleware answers (GET and HEAD,
+// unsigned).
+const (
+	PathMetrics = "/.shoal/metrics" // Prometheus text format
+	PathHealthz = "/.shoal/healthz" // 200 "ok", or 503 while a backend is down
+)
+
+// Response headers a data server's or gw's PUT answers with, so that gw,
+// repair and remote clients learn the stored object's size and checksums
+// (RFC 3230 Digest: adler32 in hex as WLCG does, md5 in base64).
+const (
+	HeaderDigest = "Digest"
+	HeaderSize   = "X-Shoal-Size"
+)
