@@ -48,6 +48,13 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys) (*md.Server, er
 
 		AllowPoolProppatch: c.MD.AllowPoolProppatch,
 		DegradedWrites:     c.MD.DegradedWrites,
+
+		MaxXMLBody:        int64(c.MD.MaxXMLBody),
+		MaxPutBody:        int64(c.MD.MaxPutBody),
+		LockTimeout:       c.MD.LockTimeout,
+		MaxLockOwner:      int(c.MD.MaxLockOwner),
+		LocksPerPrincipal: c.MD.LocksPerPrincipal,
+		LocksTotal:        c.MD.LocksTotal,
 	})
 }
 

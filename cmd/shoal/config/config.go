@@ -51,6 +51,12 @@ type MDConfig struct {
 	ShutdownTimeout    time.Duration `mapstructure:"shutdown_timeout" doc:"on SIGINT/SIGTERM, how long in-flight requests may take to finish"`
 	AllowPoolProppatch bool          `mapstructure:"allow_pool_proppatch" doc:"let any WebDAV client map a collection to a pool with PROPPATCH of shoal:pool (no user authentication yet: off)"`
 	DegradedWrites     bool          `mapstructure:"degraded_writes" doc:"let an ec:K+M write go ahead on K+M' servers (at least K+1) when fewer than K+M are live; shoal admin repair adds the missing shards later (off: such a write fails with 507)"`
+	MaxXMLBody         Size          `mapstructure:"max_xml_body" doc:"largest PROPFIND, PROPPATCH or LOCK body (413 beyond)"`
+	MaxPutBody         Size          `mapstructure:"max_put_body" doc:"largest file a PUT may write (413 beyond; 0: no limit but the disks)"`
+	LockTimeout        time.Duration `mapstructure:"lock_timeout" doc:"longest WebDAV lock a client may take; longer (or Infinite) requests get this"`
+	MaxLockOwner       Size          `mapstructure:"max_lock_owner" doc:"largest <D:owner> of a LOCK (400 beyond)"`
+	LocksPerPrincipal  int           `mapstructure:"locks_per_principal" doc:"WebDAV locks one principal may hold at once (503 beyond)"`
+	LocksTotal         int           `mapstructure:"locks_total" doc:"WebDAV locks held at once in the whole namespace (503 beyond)"`
 }
 
 type CatalogConfig struct {
@@ -101,13 +107,18 @@ func Defaults() Config {
 	return Config{
 		Log: LogConfig{Level: "info", Format: "text"},
 		MD: MDConfig{
-			Listen:           "127.0.0.1:8080",
-			DataMode:         "auto",
-			InlineMax:        4 * KiB,
-			URLTTL:           time.Minute,
-			NoRedirectAgents: []string{"Microsoft-WebDAV-MiniRedir", "litmus", "davfs2", "gvfs", "gio/", "neon/"},
-			ServerTTL:        15 * time.Second,
-			ShutdownTimeout:  30 * time.Second,
+			Listen:            "127.0.0.1:8080",
+			DataMode:          "auto",
+			InlineMax:         4 * KiB,
+			URLTTL:            time.Minute,
+			NoRedirectAgents:  []string{"Microsoft-WebDAV-MiniRedir", "litmus", "davfs2", "gvfs", "gio/", "neon/"},
+			ServerTTL:         15 * time.Second,
+			ShutdownTimeout:   30 * time.Second,
+			MaxXMLBody:        1 * MiB,
+			LockTimeout:       time.Hour,
+			MaxLockOwner:      4 * KiB,
+			LocksPerPrincipal: 100,
+			LocksTotal:        10_000,
 		},
 		Catalog: CatalogConfig{
 			MaxOpenConns:    0, // per dialect: catalog.DefaultMaxOpenConns, catalog.SQLiteReaders
@@ -162,6 +173,7 @@ func (c *Config) Validate() error {
 		positive("md.url_ttl", c.MD.URLTTL),
 		positive("md.server_ttl", c.MD.ServerTTL),
 		positive("md.shutdown_timeout", c.MD.ShutdownTimeout),
+		positive("md.lock_timeout", c.MD.LockTimeout),
 		positive("catalog.conn_max_lifetime", c.Catalog.ConnMaxLifetime),
 		positive("catalog.busy_timeout", c.Catalog.BusyTimeout),
 		positive("cache.l1_ttl", c.Cache.L1TTL),
@@ -191,6 +203,18 @@ func (c *Config) Validate() error {
 	}
 	if c.Catalog.MaxOpenConns < 0 || c.Catalog.MaxIdleConns < 0 {
 		return fmt.Errorf("catalog.max_open_conns and catalog.max_idle_conns must be at least 0 (0: the default)")
+	}
+	if c.MD.MaxXMLBody < 1*KiB || c.MD.MaxXMLBody > 64*MiB {
+		return fmt.Errorf("md.max_xml_body: %v must be between 1KiB and 64MiB", c.MD.MaxXMLBody)
+	}
+	if c.MD.MaxPutBody < 0 {
+		return fmt.Errorf("md.max_put_body: %v must be at least 0 (0: no limit)", c.MD.MaxPutBody)
+	}
+	if c.MD.MaxLockOwner < 64 || c.MD.MaxLockOwner > 1*MiB {
+		return fmt.Errorf("md.max_lock_owner: %v must be between 64B and 1MiB", c.MD.MaxLockOwner)
+	}
+	if c.MD.LocksPerPrincipal < 1 || c.MD.LocksTotal < c.MD.LocksPerPrincipal {
+		return fmt.Errorf("md.locks_per_principal and md.locks_total: want 1 <= locks_per_principal <= locks_total")
 	}
 	if c.Cache.L1Entries < 1 {
 		return fmt.Errorf("cache.l1_entries: %d must be at least 1", c.Cache.L1Entries)
