@@ -24,6 +24,7 @@ import (
 
 	"shoal"
 	"shoal/internal/httperr"
+	"shoal/internal/netguard"
 	"shoal/internal/objhttp"
 	"shoal/sign"
 	"shoal/wire"
@@ -44,18 +45,19 @@ const serverIDFile = "server-id"
 
 // Options configure a Server.
 type Options struct {
-	ID                string        // stable server id; empty: persisted in Dirs[0]/server-id
-	Listen            string        // host:port, used by cmd to make the listener
-	PublicURL         string        // base URL md redirects clients to
-	Dirs              []string      // data directories, one per disk
-	MDURL             string        // md's base URL; empty: no commits, heartbeats or garbage
-	Keys              *sign.Keys    // cluster secrets
-	Pool              string        // pool this server belongs to; empty: DefaultPool
-	HeartbeatInterval time.Duration // 0: DefaultHeartbeatInterval
-	GarbageInterval   time.Duration // 0: DefaultGarbageInterval
-	MaxBodySize       int64         // 0: DefaultMaxBodySize
-	ReserveBytes      int64         // free space kept on each disk; 0: DefaultReserveBytes, <0: none
-	Logger            *slog.Logger  // nil: slog.Default()
+	ID                string          // stable server id; empty: persisted in Dirs[0]/server-id
+	Listen            string          // host:port, used by cmd to make the listener
+	PublicURL         string          // base URL md redirects clients to
+	Dirs              []string        // data directories, one per disk
+	MDURL             string          // md's base URL; empty: no commits, heartbeats or garbage
+	Keys              *sign.Keys      // cluster secrets
+	Pool              string          // pool this server belongs to; empty: DefaultPool
+	HeartbeatInterval time.Duration   // 0: DefaultHeartbeatInterval
+	GarbageInterval   time.Duration   // 0: DefaultGarbageInterval
+	MaxBodySize       int64           // 0: DefaultMaxBodySize
+	Net               netguard.Config // connection caps and timeouts (zero: netguard.Defaults)
+	ReserveBytes      int64           // free space kept on each disk; 0: DefaultReserveBytes, <0: none
+	Logger            *slog.Logger    // nil: slog.Default()
 }
 
 // Server is the HTTP front of a Store.
@@ -88,6 +90,7 @@ func New(opts Options) (*Server, error) {
 	if opts.GarbageInterval <= 0 {
 		opts.GarbageInterval = DefaultGarbageInterval
 	}
+	opts.Net = opts.Net.OrDefaults()
 	if opts.MaxBodySize <= 0 {
 		opts.MaxBodySize = DefaultMaxBodySize
 	}
@@ -114,7 +117,7 @@ func New(opts Options) (*Server, error) {
 	if opts.MDURL != "" {
 		s.md = wire.NewClient(opts.MDURL, opts.Keys)
 	}
-	s.http = objhttp.NewHTTPServer(s.Handler(), "shoal-disk", opts.MaxBodySize)
+	s.http = objhttp.NewHTTPServer(s.Handler(), "shoal-disk", opts.MaxBodySize, opts.Net)
 	return s, nil
 }
 
@@ -181,7 +184,7 @@ func (s *Server) Start(ctx context.Context) {
 // Serve starts the loops and serves HTTP on ln until Close.
 func (s *Server) Serve(ln net.Listener) error {
 	s.Start(context.Background())
-	return s.http.Serve(ln)
+	return s.http.Serve(netguard.Listen(ln, s.opts.Net.Limits))
 }
 
 // ListenAndServe listens on Options.Listen and serves until Close.

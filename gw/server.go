@@ -12,6 +12,7 @@ import (
 	"shoal"
 	"shoal/diskserver/remote"
 	"shoal/internal/httperr"
+	"shoal/internal/netguard"
 	"shoal/internal/objhttp"
 	"shoal/sign"
 	"shoal/wire"
@@ -36,10 +37,11 @@ type ServerOptions struct {
 	// Servers maps data-server ids to base URLs without asking md (tests,
 	// or a fixed deployment); md's list, when there is one, adds to it.
 	Servers           map[string]string
-	HeartbeatInterval time.Duration // 0: DefaultHeartbeatInterval
-	RefreshInterval   time.Duration // server list; 0: DefaultRefresh
-	MaxBodySize       int64         // 0: DefaultMaxBodySize
-	Logger            *slog.Logger  // nil: slog.Default()
+	HeartbeatInterval time.Duration   // 0: DefaultHeartbeatInterval
+	RefreshInterval   time.Duration   // server list; 0: DefaultRefresh
+	MaxBodySize       int64           // 0: DefaultMaxBodySize
+	Net               netguard.Config // connection caps and timeouts (zero: netguard.Defaults)
+	Logger            *slog.Logger    // nil: slog.Default()
 }
 
 // Server is the HTTP front of the gateway: a data server speaking
@@ -74,6 +76,7 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	if opts.RefreshInterval <= 0 {
 		opts.RefreshInterval = DefaultRefresh
 	}
+	opts.Net = opts.Net.OrDefaults()
 	if opts.MaxBodySize <= 0 {
 		opts.MaxBodySize = DefaultMaxBodySize
 	}
@@ -91,7 +94,7 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		s.md = wire.NewClient(opts.MDURL, keys)
 		s.dir.md = s.md
 	}
-	s.http = objhttp.NewHTTPServer(s.Handler(), "shoal-gw", opts.MaxBodySize)
+	s.http = objhttp.NewHTTPServer(s.Handler(), "shoal-gw", opts.MaxBodySize, opts.Net)
 	return s, nil
 }
 
@@ -113,7 +116,7 @@ func (s *Server) Start(ctx context.Context) {
 // Serve starts the loops and serves HTTP on ln until Close.
 func (s *Server) Serve(ln net.Listener) error {
 	s.Start(context.Background())
-	return s.http.Serve(ln)
+	return s.http.Serve(netguard.Listen(ln, s.opts.Net.Limits))
 }
 
 // ListenAndServe listens on Options.Listen and serves until Close.

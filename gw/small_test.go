@@ -14,6 +14,7 @@ import (
 
 	"shoal/diskserver"
 	"shoal/ec"
+	"shoal/internal/netguard"
 	"shoal/internal/objhttp"
 	"shoal/internal/testcluster"
 	"shoal/storetest"
@@ -52,7 +53,7 @@ func startCounted(tb testing.TB) *counted {
 			if n := ctx.Response.Header.ContentLength(); n > 0 && !ctx.IsHead() {
 				cc.sent[i].Add(int64(n))
 			}
-		}, "ds", 1<<30)
+		}, "ds", 1<<30, netguard.Defaults())
 		go hs.Serve(ln)
 		tb.Cleanup(func() { hs.Shutdown() })
 		urls[d.ID] = "http://" + ln.Addr().String()

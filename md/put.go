@@ -13,6 +13,7 @@ import (
 
 	"shoal"
 	"shoal/internal/httperr"
+	"shoal/internal/netguard"
 	"shoal/internal/objhttp"
 	"shoal/wire"
 )
@@ -134,6 +135,7 @@ func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 		httperr.Write(ctx, err)
 		return
 	}
+	netguard.BodyIdle(ctx.Conn())
 	body := ctx.RequestBodyStream()
 	if body == nil {
 		body = bytes.NewReader(ctx.Request.Body())

@@ -24,6 +24,7 @@ import (
 
 	"shoal"
 	"shoal/diskserver/remote"
+	"shoal/internal/netguard"
 	"shoal/sign"
 )
 
@@ -89,6 +90,11 @@ type Options struct {
 	MaxLockOwner      int
 	LocksPerPrincipal int
 	LocksTotal        int
+
+	// Net bounds md's connections: header, idle and transfer-idle
+	// timeouts, connection caps (the zero value: netguard.Defaults). The
+	// same idle limit bounds md's own transfers to data servers.
+	Net netguard.Config
 
 	// Store opens a data server's BlobStore for fsck; nil means
 	// diskserver/remote over the server's URL.
@@ -157,6 +163,7 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxXMLBody <= 0 {
 		opts.MaxXMLBody = DefaultMaxXMLBody
 	}
+	opts.Net = opts.Net.OrDefaults()
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
 	}
@@ -174,13 +181,14 @@ func New(opts Options) (*Server, error) {
 		cat:       opts.Catalog,
 		keys:      opts.Keys,
 		placement: newPlacement(opts.Catalog, opts.ServerTTL),
+		// No wall-clock limit on a proxied transfer: each connection
+		// is cut when it makes no progress for Net.ReadIdle.
 		client: &fasthttp.Client{
 			Name:                     "shoal-md",
 			NoDefaultUserAgentHeader: true,
 			StreamResponseBody:       true,
 			MaxConnsPerHost:          512,
-			ReadTimeout:              5 * time.Minute,
-			WriteTimeout:             5 * time.Minute,
+			Dial:                     netguard.Dialer(fasthttp.Dial, opts.Net.ReadIdle),
 			DisablePathNormalizing:   true,
 		},
 		stop: make(chan struct{}),
@@ -217,9 +225,10 @@ func (s *Server) expireLoop() {
 // NewHTTPServer returns a fasthttp.Server configured for md: streamed
 // request bodies (a proxied PUT is never buffered whole), the
 // Expect: 100-continue hook that lets a PUT be redirected before its body
-// is sent, and no path normalization (md rejects ".." itself).
+// is sent, no path normalization (md rejects ".." itself), and the
+// timeouts of Options.Net. Serve it on a netguard listener (Serve does).
 func (s *Server) NewHTTPServer() *fasthttp.Server {
-	return &fasthttp.Server{
+	h := &fasthttp.Server{
 		Handler:                       s.Handler(),
 		ExpectHandler:                 s.expectHandler,
 		Name:                          "shoal",
@@ -228,12 +237,11 @@ func (s *Server) NewHTTPServer() *fasthttp.Server {
 		DisableHeaderNamesNormalizing: false,
 		NoDefaultContentType:          true,
 		NoDefaultDate:                 false,
-		ReadTimeout:                   5 * time.Minute,
-		WriteTimeout:                  5 * time.Minute,
-		IdleTimeout:                   2 * time.Minute,
 		ReadBufferSize:                16 << 10,
 		MaxRequestBodySize:            int(s.opts.MaxXMLBody), // only for buffered reads; streams are limited by md
 	}
+	s.opts.Net.Apply(h)
+	return h
 }
 
 // Serve answers requests on ln until Close.
@@ -244,7 +252,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	h := s.http
 	s.httpMu.Unlock()
-	return h.Serve(ln)
+	return h.Serve(netguard.Listen(ln, s.opts.Net.Limits))
 }
 
 // Close stops serving and the background loop. It does not close the

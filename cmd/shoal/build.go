@@ -55,6 +55,7 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys) (*md.Server, er
 		MaxLockOwner:      int(c.MD.MaxLockOwner),
 		LocksPerPrincipal: c.MD.LocksPerPrincipal,
 		LocksTotal:        c.MD.LocksTotal,
+		Net:               c.Net.Guard(),
 	})
 }
 
@@ -62,6 +63,7 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys) (*md.Server, er
 // clients reach it at publicURL.
 func newDisk(c *config.Config, keys *sign.Keys, dirs []string, mdURL, publicURL string, log *slog.Logger) (*diskserver.Server, error) {
 	return diskserver.New(diskserver.Options{
+		Net:               c.Net.Guard(),
 		ID:                c.Disk.ID,
 		Listen:            c.Disk.Listen,
 		PublicURL:         publicURL,

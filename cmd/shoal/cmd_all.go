@@ -129,11 +129,11 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	}
 
 	public, internal := observedMD(mds.NewHTTPServer(), reg, "md"), observedMD(mds.NewHTTPServer(), reg, "md-internal")
-	diskHTTP := observeDisk(reg, disk)
+	diskHTTP := observeDisk(reg, disk, c.Net.Guard())
 	services := []service{ // closed in this order
-		{name: "md", ln: mdLn, serve: public.Serve, close: public.Shutdown},
+		{name: "md", ln: mdLn, serve: guarded(public, c.Net.Guard()), close: public.Shutdown},
 		{name: "disk", ln: diskLn, serve: diskHTTP.Serve, close: diskHTTP.Close},
-		{name: "md-internal", ln: internalLn, serve: internal.Serve, close: internal.Shutdown},
+		{name: "md-internal", ln: internalLn, serve: guarded(internal, c.Net.Guard()), close: internal.Shutdown},
 	}
 	cleanup := func() error { return errors.Join(mds.Close(), cat.Close()) }
 	// Taken before anything serves: the first heartbeat must not predate it.
@@ -144,7 +144,7 @@ func runAll(cmd *cobra.Command, _ []string) error {
 			return
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "shoal all: serving\nmd   %s/\ndisk %s/\ndata %s\nready\n", mdURL, diskURL, dir)
-		log.Info("ready", "md", mdURL, "disk", diskURL, "data", dir, "data_mode", c.MD.DataMode)
+		log.Info("ready", "md", mdURL, "md_internal", reachableURL(internalLn.Addr()), "disk", diskURL, "data", dir, "data_mode", c.MD.DataMode)
 	}()
 	return runServices(ctx, log, c.MD.ShutdownTimeout, services, cleanup)
 }

@@ -79,6 +79,7 @@ func newGW(c *config.Config, keys *sign.Keys, ln net.Listener, mdURL string, log
 		StripeSize:        int(c.GW.StripeSize),
 		HeartbeatInterval: c.GW.Heartbeat,
 		Logger:            log.With("component", "gw"),
+		Net:               c.Net.Guard(),
 	})
 	return g, public, err
 }

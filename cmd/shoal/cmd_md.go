@@ -59,6 +59,6 @@ func runMD(cmd *cobra.Command, _ []string) error {
 	log.Info("md ready", "url", url, "data_mode", c.MD.DataMode, "memcached", c.Cache.Memcached)
 	public := observedMD(mds.NewHTTPServer(), reg, "md")
 	return runServices(cmd.Context(), log, c.MD.ShutdownTimeout,
-		[]service{{name: "md", ln: ln, serve: public.Serve, close: public.Shutdown}},
+		[]service{{name: "md", ln: ln, serve: guarded(public, c.Net.Guard()), close: public.Shutdown}},
 		func() error { return errors.Join(mds.Close(), cat.Close()) })
 }

@@ -9,12 +9,13 @@ import (
 	"net"
 	"os"
 	"sync/atomic"
-	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"shoal"
 	"shoal/diskserver"
+	"shoal/internal/netguard"
+	"shoal/internal/objhttp"
 	"shoal/metrics"
 )
 
@@ -73,11 +74,12 @@ func (g *garbageCounting) DropGarbage(ctx context.Context, ids []int64) error {
 type observedDisk struct {
 	disk *diskserver.Server
 	http *fasthttp.Server
+	net  netguard.Config
 }
 
 // observeDisk registers the data server's space collector and its health
 // check (every data directory is a directory and its space is readable).
-func observeDisk(reg *metrics.Registry, disk *diskserver.Server) *observedDisk {
+func observeDisk(reg *metrics.Registry, disk *diskserver.Server, cfg netguard.Config) *observedDisk {
 	store := disk.Store()
 	reg.Register(metrics.SpaceCollector(disk.ID(), store.Space))
 	reg.AddCheck("disk", func(ctx context.Context) error {
@@ -96,30 +98,25 @@ func observeDisk(reg *metrics.Registry, disk *diskserver.Server) *observedDisk {
 	// Only decides pre-reading; the data server enforces the limit. On
 	// 32-bit ARM an int cannot hold 64 GiB.
 	maxBody := int(min(diskserver.DefaultMaxBodySize, math.MaxInt))
-	return &observedDisk{disk: disk, http: &fasthttp.Server{
-		Handler:                      metrics.Middleware(disk.Handler(), reg, "disk"),
-		Name:                         "shoal-disk",
-		StreamRequestBody:            true,
-		MaxRequestBodySize:           maxBody,
-		DisablePreParseMultipartForm: true,
-		NoDefaultContentType:         true,
-		IdleTimeout:                  diskIdleTimeout,
-		CloseOnShutdown:              true,
-		Logger:                       slogPrintf{"disk"},
-	}}
+	srv := objhttp.NewHTTPServer(metrics.Middleware(disk.Handler(), reg, "disk"), "shoal-disk", int64(maxBody), cfg)
+	srv.Logger = slogPrintf{"disk"}
+	return &observedDisk{disk: disk, http: srv, net: cfg}
 }
-
-const diskIdleTimeout = 2 * time.Minute // as diskserver
 
 // Serve starts the data server's loops and serves ln until Close.
 func (d *observedDisk) Serve(ln net.Listener) error {
 	d.disk.Start(context.Background())
-	return d.http.Serve(ln)
+	return d.http.Serve(netguard.Listen(ln, d.net.Limits))
 }
 
 // Close stops serving (in-flight requests finish) and the loops.
 func (d *observedDisk) Close() error {
 	return errors.Join(d.http.Shutdown(), d.disk.Close())
+}
+
+// guarded serves srv on ln within net's connection caps and idle deadlines.
+func guarded(srv *fasthttp.Server, cfg netguard.Config) func(net.Listener) error {
+	return func(ln net.Listener) error { return srv.Serve(netguard.Listen(ln, cfg.Limits)) }
 }
 
 // observedMD wraps an md HTTP server's handler in reg's middleware.

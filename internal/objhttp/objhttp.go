@@ -9,12 +9,11 @@
 package objhttp
 
 import (
-	"time"
-
 	"github.com/valyala/fasthttp"
 
 	"shoal"
 	"shoal/internal/httperr"
+	"shoal/internal/netguard"
 )
 
 // Allow lists the methods of /obj/<id>, sent with a 405.
@@ -47,16 +46,18 @@ func QueryGetter(ctx *fasthttp.RequestCtx) func(string) string {
 // NewHTTPServer is the fasthttp server both data servers run: request
 // bodies streamed (the handler enforces maxBody itself, since fasthttp
 // only uses the limit to decide what to pre-read), no default content
-// type, connections closed at Shutdown.
-func NewHTTPServer(h fasthttp.RequestHandler, name string, maxBody int64) *fasthttp.Server {
-	return &fasthttp.Server{
+// type, connections closed at Shutdown, and the timeouts of net (serve it
+// on a netguard listener).
+func NewHTTPServer(h fasthttp.RequestHandler, name string, maxBody int64, net netguard.Config) *fasthttp.Server {
+	s := &fasthttp.Server{
 		Handler:                      h,
 		Name:                         name,
 		StreamRequestBody:            true,
 		MaxRequestBodySize:           int(min(maxBody, int64(^uint(0)>>1))),
 		DisablePreParseMultipartForm: true,
 		NoDefaultContentType:         true,
-		IdleTimeout:                  2 * time.Minute,
 		CloseOnShutdown:              true,
 	}
+	net.Apply(s)
+	return s
 }

@@ -10,6 +10,7 @@ import (
 
 	"shoal"
 	"shoal/internal/httperr"
+	"shoal/internal/netguard"
 	"shoal/wire"
 )
 
@@ -74,6 +75,7 @@ func CheckSize(ctx *fasthttp.RequestCtx, op string, max int64) (*Body, bool) {
 		httperr.Write(ctx, shoal.Errorf(op, shoal.KindTooLarge, "body of %d bytes over the limit of %d", want, max))
 		return nil, false
 	}
+	netguard.BodyIdle(ctx.Conn())
 	return &Body{R: ctx.RequestBodyStream(), Want: want, Max: max, Op: op}, true
 }
 

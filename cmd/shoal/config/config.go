@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"shoal/internal/netguard"
 )
 
 // Config is every setting of every shoal command, in one place. Each leaf
@@ -29,6 +31,16 @@ type Config struct {
 	Disk       DiskConfig    `mapstructure:"disk" doc:"data server (shoal disk, shoal all)"`
 	GW         GWConfig      `mapstructure:"gw" doc:"gateway for ec:K+M files and replica:N writes (shoal gw; shoal all with gw.listen)"`
 	Admin      AdminConfig   `mapstructure:"admin" doc:"shoal admin"`
+	Net        NetConfig     `mapstructure:"net" doc:"every listener (md public and internal, disk, gw): timeouts against slow and idle clients, connection caps"`
+}
+
+type NetConfig struct {
+	ReadHeaderTimeout time.Duration `mapstructure:"read_header_timeout" doc:"a request's headers (and small bodies md buffers) must arrive within this"`
+	IdleTimeout       time.Duration `mapstructure:"idle_timeout" doc:"a keep-alive connection without a request for this long is closed"`
+	ReadIdleTimeout   time.Duration `mapstructure:"read_idle_timeout" doc:"an upload that sends nothing for this long is cut (no limit on its total length); also md's transfers to data servers"`
+	WriteIdleTimeout  time.Duration `mapstructure:"write_idle_timeout" doc:"a download whose client reads nothing for this long is cut (no limit on its total length)"`
+	MaxConns          int           `mapstructure:"max_conns" doc:"open connections per listener; more are answered 503 with Retry-After and closed"`
+	MaxConnsPerIP     int           `mapstructure:"max_conns_per_ip" doc:"open connections per listener from one client address (md proxying is one address to a data server)"`
 }
 
 type LogConfig struct {
@@ -144,6 +156,14 @@ func Defaults() Config {
 			Heartbeat:  5 * time.Second,
 		},
 		Admin: AdminConfig{MD: "http://127.0.0.1:8080", Timeout: 10 * time.Minute},
+		Net: NetConfig{
+			ReadHeaderTimeout: 20 * time.Second,
+			IdleTimeout:       time.Minute,
+			ReadIdleTimeout:   time.Minute,
+			WriteIdleTimeout:  time.Minute,
+			MaxConns:          2048,
+			MaxConnsPerIP:     512,
+		},
 	}
 }
 
@@ -182,6 +202,10 @@ func (c *Config) Validate() error {
 		positive("cache.timeout", c.Cache.Timeout),
 		positive("disk.heartbeat", c.Disk.Heartbeat),
 		positive("admin.timeout", c.Admin.Timeout),
+		positive("net.read_header_timeout", c.Net.ReadHeaderTimeout),
+		positive("net.idle_timeout", c.Net.IdleTimeout),
+		positive("net.read_idle_timeout", c.Net.ReadIdleTimeout),
+		positive("net.write_idle_timeout", c.Net.WriteIdleTimeout),
 		positive("gw.heartbeat", c.GW.Heartbeat),
 		hostPort("gw.listen", c.GW.Listen),
 		httpURL("gw.md", c.GW.MD),
@@ -215,6 +239,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MD.LocksPerPrincipal < 1 || c.MD.LocksTotal < c.MD.LocksPerPrincipal {
 		return fmt.Errorf("md.locks_per_principal and md.locks_total: want 1 <= locks_per_principal <= locks_total")
+	}
+	if c.Net.MaxConns < 1 || c.Net.MaxConnsPerIP < 1 || c.Net.MaxConnsPerIP > c.Net.MaxConns {
+		return fmt.Errorf("net.max_conns and net.max_conns_per_ip: want 1 <= max_conns_per_ip <= max_conns")
 	}
 	if c.Cache.L1Entries < 1 {
 		return fmt.Errorf("cache.l1_entries: %d must be at least 1", c.Cache.L1Entries)
@@ -271,4 +298,10 @@ func (c *Config) normalize() {
 			*l = nil
 		}
 	}
+}
+
+// Guard is the listener configuration every server applies.
+func (n NetConfig) Guard() netguard.Config {
+	return netguard.Config{ReadHeader: n.ReadHeaderTimeout, Idle: n.IdleTimeout, Limits: netguard.Limits{
+		MaxConns: n.MaxConns, MaxConnsPerIP: n.MaxConnsPerIP, ReadIdle: n.ReadIdleTimeout, WriteIdle: n.WriteIdleTimeout}}
 }
