@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/objhttp"
 	"shoal/wire"
 )
 
@@ -14,7 +15,7 @@ var prefixInternal = []byte(wire.Prefix)
 // Handler returns md's request handler. Namespace methods (PROPFIND,
 // MKCOL, DELETE, MOVE, COPY) are always answered by md itself.
 func (s *Server) Handler() fasthttp.RequestHandler {
-	return s.serve
+	return objhttp.Nosniff(s.serve)
 }
 
 func (s *Server) serve(ctx *fasthttp.RequestCtx) {
@@ -25,6 +26,10 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx) {
 			p = p[:i]
 		}
 		s.handleInternal(ctx, string(p))
+		return
+	}
+	if len(s.opts.AllowedHosts) > 0 && !s.hostAllowed(ctx.Host()) {
+		fail(ctx, "Host", shoal.KindInvalid, "this server does not answer for that Host")
 		return
 	}
 	m := ctx.Method()

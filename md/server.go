@@ -91,6 +91,15 @@ type Options struct {
 	LocksPerPrincipal int
 	LocksTotal        int
 
+	// ActiveContent says how a file whose type a browser would run (HTML,
+	// SVG, XHTML, JavaScript) is served from md: "sandbox" (default:
+	// Content-Security-Policy: sandbox, so its scripts run in no origin)
+	// or "attachment" (Content-Disposition: attachment, never rendered).
+	ActiveContent string
+	// AllowedHosts, when set, are the only Host names (without port) md
+	// answers to; other requests get 400 (internal calls are exempt).
+	AllowedHosts []string
+
 	// Net bounds md's connections: header, idle and transfer-idle
 	// timeouts, connection caps (the zero value: netguard.Defaults). The
 	// same idle limit bounds md's own transfers to data servers.
@@ -164,6 +173,13 @@ func New(opts Options) (*Server, error) {
 		opts.MaxXMLBody = DefaultMaxXMLBody
 	}
 	opts.Net = opts.Net.OrDefaults()
+	switch opts.ActiveContent {
+	case "":
+		opts.ActiveContent = ActiveSandbox
+	case ActiveSandbox, ActiveAttachment:
+	default:
+		return nil, shoal.Errorf(op, shoal.KindInvalid, "active content %q: want sandbox or attachment", opts.ActiveContent)
+	}
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
 	}

@@ -80,7 +80,9 @@ func (s *Server) setEntryHeaders(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 		putBuf(buf)
 		return
 	}
-	h.SetContentTypeBytes(contentType(e.Path))
+	ct := contentType(e.Path)
+	h.SetContentTypeBytes(ct)
+	s.guardActive(h, ct)
 	h.SetBytesKV(hdrAcceptRanges, valBytes)
 	if want := ctx.Request.Header.PeekBytes(hdrWantDigest); len(want) > 0 {
 		w := parseWantDigest(want)

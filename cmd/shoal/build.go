@@ -56,6 +56,8 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys) (*md.Server, er
 		LocksPerPrincipal: c.MD.LocksPerPrincipal,
 		LocksTotal:        c.MD.LocksTotal,
 		Net:               c.Net.Guard(),
+		ActiveContent:     c.MD.ActiveContent,
+		AllowedHosts:      c.MD.AllowedHosts,
 	})
 }
 

@@ -50,7 +50,7 @@ func QueryGetter(ctx *fasthttp.RequestCtx) func(string) string {
 // on a netguard listener).
 func NewHTTPServer(h fasthttp.RequestHandler, name string, maxBody int64, net netguard.Config) *fasthttp.Server {
 	s := &fasthttp.Server{
-		Handler:                      h,
+		Handler:                      Nosniff(h),
 		Name:                         name,
 		StreamRequestBody:            true,
 		MaxRequestBodySize:           int(min(maxBody, int64(^uint(0)>>1))),
@@ -60,4 +60,19 @@ func NewHTTPServer(h fasthttp.RequestHandler, name string, maxBody int64, net ne
 	}
 	net.Apply(s)
 	return s
+}
+
+var (
+	hdrNosniff = []byte("X-Content-Type-Options")
+	valNosniff = []byte("nosniff")
+)
+
+// Nosniff sets X-Content-Type-Options: nosniff on every answer of h, so
+// that no browser takes stored bytes served as application/octet-stream
+// (or anything else) for HTML or script.
+func Nosniff(h fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		h(ctx)
+		ctx.Response.Header.SetBytesKV(hdrNosniff, valNosniff)
+	}
 }

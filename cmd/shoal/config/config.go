@@ -63,6 +63,8 @@ type MDConfig struct {
 	ShutdownTimeout    time.Duration `mapstructure:"shutdown_timeout" doc:"on SIGINT/SIGTERM, how long in-flight requests may take to finish"`
 	AllowPoolProppatch bool          `mapstructure:"allow_pool_proppatch" doc:"let any WebDAV client map a collection to a pool with PROPPATCH of shoal:pool (no user authentication yet: off)"`
 	DegradedWrites     bool          `mapstructure:"degraded_writes" doc:"let an ec:K+M write go ahead on K+M' servers (at least K+1) when fewer than K+M are live; shoal admin repair adds the missing shards later (off: such a write fails with 507)"`
+	ActiveContent      string        `mapstructure:"active_content" doc:"how md serves stored HTML, SVG, XHTML and JavaScript: sandbox (Content-Security-Policy: sandbox) or attachment (Content-Disposition: attachment)"`
+	AllowedHosts       []string      `mapstructure:"allowed_hosts" doc:"Host names md answers to (empty: any); other requests get 400"`
 	MaxXMLBody         Size          `mapstructure:"max_xml_body" doc:"largest PROPFIND, PROPPATCH or LOCK body (413 beyond)"`
 	MaxPutBody         Size          `mapstructure:"max_put_body" doc:"largest file a PUT may write (413 beyond; 0: no limit but the disks)"`
 	LockTimeout        time.Duration `mapstructure:"lock_timeout" doc:"longest WebDAV lock a client may take; longer (or Infinite) requests get this"`
@@ -126,6 +128,7 @@ func Defaults() Config {
 			NoRedirectAgents:  []string{"Microsoft-WebDAV-MiniRedir", "litmus", "davfs2", "gvfs", "gio/", "neon/"},
 			ServerTTL:         15 * time.Second,
 			ShutdownTimeout:   30 * time.Second,
+			ActiveContent:     "sandbox",
 			MaxXMLBody:        1 * MiB,
 			LockTimeout:       time.Hour,
 			MaxLockOwner:      4 * KiB,
@@ -188,6 +191,7 @@ func (c *Config) Validate() error {
 		oneOf("log.format", c.Log.Format, "text", "json"),
 		oneOf("md.data_mode", c.MD.DataMode, "auto", "redirect", "proxy"),
 		oneOf("cache.l1", c.Cache.L1, "auto", "on", "off"),
+		oneOf("md.active_content", c.MD.ActiveContent, "sandbox", "attachment"),
 		hostPort("md.listen", c.MD.Listen),
 		hostPort("disk.listen", c.Disk.Listen),
 		positive("md.url_ttl", c.MD.URLTTL),
@@ -293,7 +297,7 @@ func httpURL(key, s string) error {
 // normalize makes empty lists nil, so a config read back from a file
 // compares equal to Defaults.
 func (c *Config) normalize() {
-	for _, l := range []*[]string{&c.MD.NoRedirectAgents, &c.Cache.Memcached, &c.Disk.Data} {
+	for _, l := range []*[]string{&c.MD.NoRedirectAgents, &c.Cache.Memcached, &c.Disk.Data, &c.MD.AllowedHosts} {
 		if len(*l) == 0 {
 			*l = nil
 		}
