@@ -2,13 +2,11 @@ package diskserver
 
 import (
 	"encoding/json"
-	"io"
 
 	"github.com/valyala/fasthttp"
 
 	"shoal"
 	"shoal/internal/httperr"
-	"shoal/sign"
 	"shoal/wire"
 )
 
@@ -22,16 +20,8 @@ func (s *Server) verifyCall(ctx *fasthttp.RequestCtx) error {
 	if !ctx.IsPost() {
 		return shoal.Errorf(op, shoal.KindNotAllowed, "internal endpoints take POST")
 	}
-	body, err := io.ReadAll(io.LimitReader(ctx.RequestBodyStream(), maxCallBody+1))
-	if err != nil {
-		return shoal.Errorf(op, shoal.KindInvalid, "reading body: %v", err)
-	}
-	if len(body) > maxCallBody {
-		return shoal.Errorf(op, shoal.KindTooLarge, "internal call body over %d bytes", maxCallBody)
-	}
-	h := &ctx.Request.Header
-	return wire.Verify(s.opts.Keys, fasthttp.MethodPost, string(ctx.Path()), body,
-		string(h.Peek(sign.HeaderKeyID)), string(h.Peek(sign.HeaderExpiry)), string(h.Peek(sign.HeaderSig)))
+	_, err := wire.ReadCall(ctx, s.opts.Keys, s.replays, maxCallBody)
+	return err
 }
 
 // serveObjectList answers wire.PathObjects with the store's inventory, for fsck.

@@ -31,15 +31,14 @@ type mdPeer struct {
 func startMD(t *testing.T, keys *sign.Keys) *mdPeer {
 	t.Helper()
 	p := &mdPeer{commitStatus: 201}
+	guard := wire.NewReplayGuard()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.URL = "http://" + ln.Addr().String()
 	srv := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
-		h := &ctx.Request.Header
-		if err := wire.Verify(keys, string(ctx.Method()), string(ctx.Path()), ctx.Request.Body(),
-			string(h.Peek(sign.HeaderKeyID)), string(h.Peek(sign.HeaderExpiry)), string(h.Peek(sign.HeaderSig))); err != nil {
+		if _, err := wire.ReadCall(ctx, keys, guard, 1<<20); err != nil {
 			p.mu.Lock()
 			p.badSigs++
 			p.mu.Unlock()

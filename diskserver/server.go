@@ -68,7 +68,8 @@ type Server struct {
 	log   *slog.Logger
 	http  *fasthttp.Server
 
-	loops objhttp.Loops
+	replays *wire.ReplayGuard // nonces of md's calls already served
+	loops   objhttp.Loops
 }
 
 // New opens the data directories and prepares the server; nothing runs
@@ -113,7 +114,7 @@ func New(opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	s := &Server{opts: opts, store: store, log: opts.Logger.With("server", opts.ID)}
+	s := &Server{opts: opts, store: store, log: opts.Logger.With("server", opts.ID), replays: wire.NewReplayGuard()}
 	if opts.MDURL != "" {
 		s.md = wire.NewClient(opts.MDURL, opts.Keys)
 	}

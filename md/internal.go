@@ -3,18 +3,18 @@ package md
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"shoal"
 	"shoal/internal/httperr"
-	"shoal/sign"
 	"shoal/wire"
 )
 
-const maxInternalBody = 4 << 20
+// maxInternalBody bounds an internal call's body (commits, heartbeats,
+// garbage lists and admin requests are a few kB).
+const maxInternalBody = 256 << 10
 
 // handleInternal serves md's internal API: signed POSTs with JSON bodies.
 // A bad signature is 403; an unknown path 404.
@@ -24,15 +24,9 @@ func (s *Server) handleInternal(ctx *fasthttp.RequestCtx, path string) {
 		fail(ctx, op, shoal.KindPermission, wire.Prefix+" is reserved for md's internal API (signed POSTs)")
 		return
 	}
-	body, err := s.readInternalBody(ctx)
+	body, err := wire.ReadCall(ctx, s.keys, s.replays, maxInternalBody)
 	if err != nil {
 		httperr.Write(ctx, err)
-		return
-	}
-	h := &ctx.Request.Header
-	if err := wire.Verify(s.keys, fasthttp.MethodPost, path, body,
-		string(h.Peek(sign.HeaderKeyID)), string(h.Peek(sign.HeaderExpiry)), string(h.Peek(sign.HeaderSig))); err != nil {
-		httperr.Write(ctx, shoal.E(op, shoal.KindPermission, err))
 		return
 	}
 	switch path {
@@ -53,26 +47,6 @@ func (s *Server) handleInternal(ctx *fasthttp.RequestCtx, path string) {
 			fail(ctx, op, shoal.KindNotFound, "no such internal endpoint")
 		}
 	}
-}
-
-func (s *Server) readInternalBody(ctx *fasthttp.RequestCtx) ([]byte, error) {
-	if cl := ctx.Request.Header.ContentLength(); cl > maxInternalBody {
-		ctx.SetConnectionClose()
-		return nil, shoal.Errorf("internal", shoal.KindTooLarge, "body too large")
-	}
-	r := ctx.RequestBodyStream()
-	if r == nil {
-		return ctx.Request.Body(), nil
-	}
-	b, err := io.ReadAll(io.LimitReader(r, maxInternalBody+1))
-	if err != nil {
-		return nil, shoal.E("internal", shoal.KindInvalid, err)
-	}
-	if len(b) > maxInternalBody {
-		ctx.SetConnectionClose()
-		return nil, shoal.Errorf("internal", shoal.KindTooLarge, "body too large")
-	}
-	return b, nil
 }
 
 func decode(body []byte, v any) error {

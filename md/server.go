@@ -26,6 +26,7 @@ import (
 	"shoal/diskserver/remote"
 	"shoal/internal/netguard"
 	"shoal/sign"
+	"shoal/wire"
 )
 
 // Data modes: how file bytes reach clients.
@@ -116,9 +117,10 @@ type Server struct {
 	cat       shoal.Catalog
 	keys      *sign.Keys
 	placement *placement
-	client    *fasthttp.Client // to data servers, for proxy mode
-	lockCount lockCount        // md's view of whether any WebDAV lock exists
-	ops       atomic.Int32     // admin operations running
+	client    *fasthttp.Client  // to data servers, for proxy mode
+	lockCount lockCount         // md's view of whether any WebDAV lock exists
+	replays   *wire.ReplayGuard // nonces of the internal calls already served
+	ops       atomic.Int32      // admin operations running
 
 	// base is the context of every catalog call. Never the
 	// *fasthttp.RequestCtx: it is recycled after the handler returns, and
@@ -207,7 +209,8 @@ func New(opts Options) (*Server, error) {
 			Dial:                     netguard.Dialer(fasthttp.Dial, opts.Net.ReadIdle),
 			DisablePathNormalizing:   true,
 		},
-		stop: make(chan struct{}),
+		stop:    make(chan struct{}),
+		replays: wire.NewReplayGuard(),
 	}
 	if s.opts.Store == nil {
 		s.opts.Store = func(srv shoal.Server) shoal.BlobStore { return remote.New(srv.URL, s.keys) }

@@ -38,21 +38,48 @@ const (
 	HeaderKeyID  = "X-Shoal-Kid"
 	HeaderExpiry = "X-Shoal-Exp"
 	HeaderSig    = "X-Shoal-Sig"
+	HeaderNonce  = "X-Shoal-Nonce"       // random, refused a second time (wire.ReplayGuard)
+	HeaderDigest = "X-Shoal-Body-Sha256" // of the body, signed: checked before the body is read
 )
 
 // Keys holds the cluster secrets by key id.
 type Keys struct {
-	current string
-	secrets map[string][]byte
+	current     string
+	secrets     map[string][]byte
+	maxLifetime time.Duration
 }
 
-// NewKeys returns keys that sign with current; secrets must contain it.
+// DefaultMaxLifetime is the longest a signature may be valid for: a
+// signature whose expiry lies further ahead is refused, so that no leaked
+// URL or call outlives it. md signs for md.url_ttl (a minute by default).
+const DefaultMaxLifetime = time.Hour
+
+// MinKeyLen is the shortest secret NewKeys accepts, signing or verifying.
+const MinKeyLen = 16
+
+// NewKeys returns keys that sign with current; secrets must contain it,
+// and every secret must be at least MinKeyLen bytes.
 func NewKeys(current string, secrets map[string][]byte) (*Keys, error) {
-	if len(secrets[current]) < 16 {
-		return nil, shoal.Errorf("sign.NewKeys", shoal.KindInvalid, "key %q missing or shorter than 16 bytes", current)
+	if _, ok := secrets[current]; !ok {
+		return nil, shoal.Errorf("sign.NewKeys", shoal.KindInvalid, "key %q missing", current)
 	}
-	return &Keys{current: current, secrets: secrets}, nil
+	for kid, s := range secrets {
+		if len(s) < MinKeyLen {
+			return nil, shoal.Errorf("sign.NewKeys", shoal.KindInvalid, "key %q is shorter than %d bytes", kid, MinKeyLen)
+		}
+	}
+	return &Keys{current: current, secrets: secrets, maxLifetime: DefaultMaxLifetime}, nil
 }
+
+// SetMaxLifetime changes the longest validity Verify accepts (d > 0).
+func (k *Keys) SetMaxLifetime(d time.Duration) {
+	if d > 0 {
+		k.maxLifetime = d
+	}
+}
+
+// MaxLifetime is the longest validity Verify accepts.
+func (k *Keys) MaxLifetime() time.Duration { return k.maxLifetime }
 
 // Random makes a single fresh key, for a single-process deployment (shoal all).
 func Random() *Keys {
@@ -125,6 +152,9 @@ func (k *Keys) Verify(method, object string, exp int64, extra, kid, sig string, 
 	}
 	if now.Unix() > exp {
 		return shoal.Errorf(op, shoal.KindPermission, "signature expired")
+	}
+	if exp-now.Unix() > int64(k.maxLifetime/time.Second) {
+		return shoal.Errorf(op, shoal.KindPermission, "signature valid for longer than the %v allowed", k.maxLifetime)
 	}
 	return nil
 }

@@ -117,3 +117,32 @@ func TestVerifyQuery(t *testing.T) {
 		t.Errorf("no sig: %v", err)
 	}
 }
+
+// TestInternalAPIKeysAndLifetime: the findings "verify-only keys may be a
+// single byte; signed URLs have no maximum lifetime".
+func TestInternalAPIKeysAndLifetime(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "secret")
+	os.WriteFile(f, []byte("k2 a-long-enough-secret-01234\nk1 x\n"), 0o600)
+	if _, err := Load(f); !shoal.IsKind(err, shoal.KindInvalid) || !strings.Contains(err.Error(), "k1") {
+		t.Errorf("a 1-byte verify-only key: %v, want refused naming k1", err)
+	}
+	k := Random()
+	now := time.Now()
+	for _, c := range []struct {
+		life time.Duration
+		ok   bool
+	}{{time.Minute, true}, {DefaultMaxLifetime, true}, {DefaultMaxLifetime + 2*time.Second, false}, {30 * 24 * time.Hour, false}} {
+		exp := now.Add(c.life).Unix()
+		kid, sig := k.Sign("GET", "abc", exp, "")
+		if err := k.Verify("GET", "abc", exp, "", kid, sig, now); (err == nil) != c.ok {
+			t.Errorf("a signature valid for %v: %v", c.life, err)
+		}
+	}
+	k.SetMaxLifetime(time.Minute)
+	exp := now.Add(2 * time.Minute).Unix()
+	kid, sig := k.Sign("GET", "abc", exp, "")
+	if err := k.Verify("GET", "abc", exp, "", kid, sig, now); !shoal.IsKind(err, shoal.KindPermission) {
+		t.Errorf("2 minutes with a 1 minute maximum: %v", err)
+	}
+}

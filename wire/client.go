@@ -50,10 +50,7 @@ func (c *Client) Call(path string, in, out any) (int, error) {
 	req.SetRequestURI(c.Base + path)
 	req.Header.SetMethod(fasthttp.MethodPost)
 	req.Header.SetContentType("application/json")
-	kid, exp, sig := Headers(c.Keys, fasthttp.MethodPost, path, body, time.Minute)
-	req.Header.Set(sign.HeaderKeyID, kid)
-	req.Header.Set(sign.HeaderExpiry, exp)
-	req.Header.Set(sign.HeaderSig, sig)
+	SignCall(c.Keys, fasthttp.MethodPost, path, body, callTTL).Set(req.Header.Set)
 	req.SetBody(body)
 	timeout := c.Timeout
 	if timeout == 0 {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"shoal"
-	"shoal/sign"
 )
 
 // A long admin operation (fsck, repair, drain, scrub) answers a request
@@ -69,12 +68,9 @@ func (c *Client) Stream(ctx context.Context, path string, in any, progress func(
 	if err != nil {
 		return shoal.E(op, path, shoal.KindInvalid, err)
 	}
-	kid, exp, sig := Headers(c.Keys, http.MethodPost, path, body, time.Minute)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", StreamType)
-	req.Header.Set(sign.HeaderKeyID, kid)
-	req.Header.Set(sign.HeaderExpiry, exp)
-	req.Header.Set(sign.HeaderSig, sig)
+	SignCall(c.Keys, http.MethodPost, path, body, callTTL).Set(req.Header.Set)
 
 	idle := c.Timeout
 	if idle == 0 {

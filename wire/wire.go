@@ -14,11 +14,9 @@
 package wire
 
 import (
-	"strconv"
 	"time"
 
 	"shoal"
-	"shoal/sign"
 )
 
 // CommitRequest reports a durable upload (shoal.Commit on the wire).
@@ -84,24 +82,6 @@ type GarbageDone struct {
 // ObjectList is a data server's inventory.
 type ObjectList struct {
 	Objects []shoal.ObjectInfo `json:"objects"`
-}
-
-// Headers returns the signature headers for a call to path with body,
-// valid for ttl.
-func Headers(keys *sign.Keys, method, path string, body []byte, ttl time.Duration) (kid, exp, sig string) {
-	e := time.Now().Add(ttl).Unix()
-	kid, sig = keys.Sign(method, path, e, sign.BodyDigest(body))
-	return kid, strconv.FormatInt(e, 10), sig
-}
-
-// Verify checks the signature headers of an internal call; KindUnauthorized
-// on any mismatch.
-func Verify(keys *sign.Keys, method, path string, body []byte, kid, exp, sig string) error {
-	e, err := strconv.ParseInt(exp, 10, 64)
-	if err != nil {
-		return shoal.Errorf("wire.Verify", shoal.KindPermission, "bad %s header", sign.HeaderExpiry)
-	}
-	return keys.Verify(method, path, e, sign.BodyDigest(body), kid, sig, time.Now())
 }
 
 // ToCommit converts a wire commit to the catalog's form.

@@ -58,7 +58,7 @@ func adminClient(cmd *cobra.Command) (*wire.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys, err := loadKeys(c.SecretFile)
+	keys, err := loadKeys(&c)
 	if err != nil {
 		return nil, err
 	}

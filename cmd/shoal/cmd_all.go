@@ -68,7 +68,7 @@ func runAll(cmd *cobra.Command, _ []string) error {
 			return err
 		}
 	}
-	keys, err := loadKeys(c.SecretFile)
+	keys, err := loadKeys(&c)
 	if err != nil {
 		return err
 	}

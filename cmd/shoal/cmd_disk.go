@@ -41,7 +41,7 @@ func runDisk(cmd *cobra.Command, _ []string) error {
 	if c.Disk.MD == "" {
 		return fmt.Errorf("disk.md: give md's URL with --md http://HOST:PORT")
 	}
-	keys, err := loadKeys(c.SecretFile)
+	keys, err := loadKeys(&c)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func runGW(cmd *cobra.Command, _ []string) error {
 	if c.GW.MD == "" {
 		return fmt.Errorf("gw.md: give md's URL with --md http://HOST:PORT")
 	}
-	keys, err := loadKeys(c.SecretFile)
+	keys, err := loadKeys(&c)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func runMD(cmd *cobra.Command, _ []string) error {
 	if c.Catalog.DSN == "" {
 		return fmt.Errorf("catalog.dsn: give the catalog with --catalog sqlite:PATH or mysql://USER:PASS@HOST:PORT/DB")
 	}
-	keys, err := loadKeys(c.SecretFile)
+	keys, err := loadKeys(&c)
 	if err != nil {
 		return err
 	}

@@ -8,16 +8,22 @@ import (
 	"io/fs"
 	"os"
 
+	"shoal/cmd/shoal/config"
 	"shoal/sign"
 )
 
 // loadKeys reads the cluster secret file; every command that signs or
 // verifies needs one (shoal all makes its own, see ensureSecret).
-func loadKeys(file string) (*sign.Keys, error) {
-	if file == "" {
+func loadKeys(c *config.Config) (*sign.Keys, error) {
+	if c.SecretFile == "" {
 		return nil, fmt.Errorf("secret_file: no cluster secret file given (--secret-file or $SHOAL_SECRET_FILE)")
 	}
-	return sign.Load(file)
+	keys, err := sign.Load(c.SecretFile)
+	if err != nil {
+		return nil, err
+	}
+	keys.SetMaxLifetime(c.SignMaxLifetime)
+	return keys, nil
 }
 
 // ensureSecret creates path with a fresh random key unless it exists. The

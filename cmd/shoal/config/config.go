@@ -22,16 +22,17 @@ import (
 //
 // Precedence, highest first: flag, environment, config file, default.
 type Config struct {
-	SecretFile string        `mapstructure:"secret_file" doc:"cluster secret file (\"KID SECRET\" per line, first signs); shoal all creates DATA/secret when empty"`
-	Log        LogConfig     `mapstructure:"log" doc:"logging (log/slog, to stderr)"`
-	All        AllConfig     `mapstructure:"all" doc:"shoal all: md + one data server + SQLite in one process"`
-	MD         MDConfig      `mapstructure:"md" doc:"metadata frontend (shoal md, shoal all)"`
-	Catalog    CatalogConfig `mapstructure:"catalog" doc:"SQL catalog used by md"`
-	Cache      CacheConfig   `mapstructure:"cache" doc:"caches in front of the catalog's read path"`
-	Disk       DiskConfig    `mapstructure:"disk" doc:"data server (shoal disk, shoal all)"`
-	GW         GWConfig      `mapstructure:"gw" doc:"gateway for ec:K+M files and replica:N writes (shoal gw; shoal all with gw.listen)"`
-	Admin      AdminConfig   `mapstructure:"admin" doc:"shoal admin"`
-	Net        NetConfig     `mapstructure:"net" doc:"every listener (md public and internal, disk, gw): timeouts against slow and idle clients, connection caps"`
+	SecretFile      string        `mapstructure:"secret_file" doc:"cluster secret file (\"KID SECRET\" per line, first signs); shoal all creates DATA/secret when empty"`
+	SignMaxLifetime time.Duration `mapstructure:"sign_max_lifetime" doc:"longest validity of a signed URL or internal call that md, data servers and gws accept (md.url_ttl must fit in it)"`
+	Log             LogConfig     `mapstructure:"log" doc:"logging (log/slog, to stderr)"`
+	All             AllConfig     `mapstructure:"all" doc:"shoal all: md + one data server + SQLite in one process"`
+	MD              MDConfig      `mapstructure:"md" doc:"metadata frontend (shoal md, shoal all)"`
+	Catalog         CatalogConfig `mapstructure:"catalog" doc:"SQL catalog used by md"`
+	Cache           CacheConfig   `mapstructure:"cache" doc:"caches in front of the catalog's read path"`
+	Disk            DiskConfig    `mapstructure:"disk" doc:"data server (shoal disk, shoal all)"`
+	GW              GWConfig      `mapstructure:"gw" doc:"gateway for ec:K+M files and replica:N writes (shoal gw; shoal all with gw.listen)"`
+	Admin           AdminConfig   `mapstructure:"admin" doc:"shoal admin"`
+	Net             NetConfig     `mapstructure:"net" doc:"every listener (md public and internal, disk, gw): timeouts against slow and idle clients, connection caps"`
 }
 
 type NetConfig struct {
@@ -119,7 +120,8 @@ type AdminConfig struct {
 // Defaults is the configuration with nothing set.
 func Defaults() Config {
 	return Config{
-		Log: LogConfig{Level: "info", Format: "text"},
+		SignMaxLifetime: time.Hour,
+		Log:             LogConfig{Level: "info", Format: "text"},
 		MD: MDConfig{
 			Listen:            "127.0.0.1:8080",
 			DataMode:          "auto",
@@ -195,6 +197,7 @@ func (c *Config) Validate() error {
 		hostPort("md.listen", c.MD.Listen),
 		hostPort("disk.listen", c.Disk.Listen),
 		positive("md.url_ttl", c.MD.URLTTL),
+		positive("sign_max_lifetime", c.SignMaxLifetime),
 		positive("md.server_ttl", c.MD.ServerTTL),
 		positive("md.shutdown_timeout", c.MD.ShutdownTimeout),
 		positive("md.lock_timeout", c.MD.LockTimeout),
@@ -231,6 +234,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Catalog.MaxOpenConns < 0 || c.Catalog.MaxIdleConns < 0 {
 		return fmt.Errorf("catalog.max_open_conns and catalog.max_idle_conns must be at least 0 (0: the default)")
+	}
+	if c.MD.URLTTL > c.SignMaxLifetime {
+		return fmt.Errorf("md.url_ttl: %v is longer than sign_max_lifetime (%v): data servers would refuse md's URLs", c.MD.URLTTL, c.SignMaxLifetime)
 	}
 	if c.MD.MaxXMLBody < 1*KiB || c.MD.MaxXMLBody > 64*MiB {
 		return fmt.Errorf("md.max_xml_body: %v must be between 1KiB and 64MiB", c.MD.MaxXMLBody)
