@@ -73,6 +73,13 @@ type Writer interface {
 	// ExpireUploads deletes reservations that expired before now and puts
 	// their objects in the garbage queue; it returns how many it expired.
 	ExpireUploads(ctx context.Context, now time.Time) (int, error)
+
+	// RenewUploads pushes the expiry of the reservations ids (those that
+	// still exist, even past their expiry if not collected yet) to until,
+	// never earlier: a data server renews the uploads it is receiving, so
+	// a reservation whose body never came expires soon and one in
+	// progress lives as long as it progresses.
+	RenewUploads(ctx context.Context, ids []string, until time.Time) error
 }
 
 // PropStore keeps WebDAV dead properties per entry; they follow the entry

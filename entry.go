@@ -106,7 +106,12 @@ type Upload struct {
 	Object  string    // object id reserved on each server
 	Layout  Layout    // layout the file is written with
 	Cond    Condition // checked at commit against the file it replaces
-	Expires time.Time // after this the reservation is void
+	Expires time.Time // after this the reservation is void, unless renewed (Writer.RenewUploads)
+	// Client is who asked for the reservation (a principal, or an
+	// address): BeginUpload refuses a client that holds MaxPending live
+	// reservations already (KindTooMany; 0: no limit).
+	Client     string
+	MaxPending int
 }
 
 // Condition is what a write requires of the file it replaces (RFC 9110

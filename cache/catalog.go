@@ -131,3 +131,7 @@ func (c *Catalog) WalkReplicas(ctx context.Context, server string, fn func(path 
 
 // Close closes the inner catalog.
 func (c *Catalog) Close() error { return c.inner.Close() }
+
+func (c *Catalog) RenewUploads(ctx context.Context, ids []string, until time.Time) error {
+	return c.inner.RenewUploads(ctx, ids, until)
+}

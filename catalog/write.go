@@ -127,9 +127,19 @@ func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {
 		layout = shoal.DefaultLayout
 	}
 	return db.inTx(ctx, op, u.Path, func(t *tx) error {
-		_, err := t.exec(ctx, `INSERT INTO uploads (id, path, servers, object, layout, create_only, if_match, expires_ns)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, u.Path, strings.Join(u.Servers, ","), u.Object,
-			layout.String(), u.Cond.CreateOnly, strings.Join(u.Cond.IfMatch, ","), u.Expires.UnixNano())
+		if u.MaxPending > 0 {
+			var n int
+			if err := t.queryRow(ctx, `SELECT COUNT(*) FROM uploads WHERE client = ? AND expires_ns > ?`,
+				u.Client, time.Now().UnixNano()).Scan(&n); err != nil {
+				return err
+			}
+			if n >= u.MaxPending {
+				return shoal.Errorf(op, shoal.KindTooMany, "%d uploads of yours are pending, the most allowed: retry when one has finished", n)
+			}
+		}
+		_, err := t.exec(ctx, `INSERT INTO uploads (id, path, servers, object, layout, create_only, if_match, client, expires_ns)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, u.Path, strings.Join(u.Servers, ","), u.Object,
+			layout.String(), u.Cond.CreateOnly, strings.Join(u.Cond.IfMatch, ","), u.Client, u.Expires.UnixNano())
 		if db.isDup(err) {
 			return shoal.Errorf(op, shoal.KindExist, "upload %s exists", u.ID)
 		}
@@ -187,6 +197,22 @@ func (db *DB) FinishUpload(ctx context.Context, c *shoal.Commit, graceUntil time
 		return err
 	})
 	return e, err
+}
+
+// RenewUploads pushes the expiry of live reservations ids to until.
+func (db *DB) RenewUploads(ctx context.Context, ids []string, until time.Time) error {
+	const op = "catalog.RenewUploads"
+	if len(ids) == 0 {
+		return nil
+	}
+	args := []any{until.UnixNano(), until.UnixNano()}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	return db.inTx(ctx, op, "", func(t *tx) error {
+		_, err := t.exec(ctx, `UPDATE uploads SET expires_ns = ? WHERE expires_ns < ? AND id IN (`+placeholders(len(ids))+`)`, args...)
+		return err
+	})
 }
 
 // expireBatch bounds how many uploads one ExpireUploads transaction drops.

@@ -24,7 +24,8 @@ func (s *Server) Heartbeat(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	hb := wire.Heartbeat{ID: s.opts.ID, URL: s.opts.PublicURL, Pool: s.opts.Pool, Free: sp.Free, Total: sp.Total}
+	hb := wire.Heartbeat{ID: s.opts.ID, URL: s.opts.PublicURL, Pool: s.opts.Pool, Free: sp.Free, Total: sp.Total,
+		Uploads: s.active.List()}
 	_, err = s.md.Call(wire.PathHeartbeat, hb, nil)
 	return err
 }

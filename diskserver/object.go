@@ -54,6 +54,9 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string) {
 	if !ok {
 		return
 	}
+	if upload != "" {
+		defer s.active.Begin(upload)()
+	}
 	// Not the RequestCtx: fasthttp cancels it at Shutdown, which would abort
 	// an upload in flight instead of letting it finish (graceful SIGTERM).
 	info, sums, err := s.store.CreateSized(context.WithoutCancel(ctx), id, body, body.Want)

@@ -69,6 +69,7 @@ type Server struct {
 	http  *fasthttp.Server
 
 	replays *wire.ReplayGuard // nonces of md's calls already served
+	active  objhttp.Active    // uploads being received, renewed by heartbeats
 	loops   objhttp.Loops
 }
 

@@ -60,6 +60,9 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id str
 		httperr.Write(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no md to commit to"))
 		return
 	}
+	if req.Upload != "" {
+		defer s.active.Begin(req.Upload)()
+	}
 	body, ok := objhttp.CheckSize(ctx, op, s.opts.MaxBodySize)
 	if !ok {
 		return

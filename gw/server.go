@@ -54,7 +54,8 @@ type Server struct {
 	log  *slog.Logger
 	http *fasthttp.Server
 
-	loops objhttp.Loops
+	active objhttp.Active // uploads being received, renewed by heartbeats
+	loops  objhttp.Loops
 }
 
 // NewServer checks opts and prepares the server; nothing runs until Start
@@ -138,7 +139,7 @@ func (s *Server) Close() error {
 // reports no space; md knows it by its pool.
 func (s *Server) heartbeatLoop(ctx context.Context) {
 	beat := func() {
-		hb := wire.Heartbeat{ID: s.opts.ID, URL: s.opts.PublicURL, Pool: s.opts.Pool}
+		hb := wire.Heartbeat{ID: s.opts.ID, URL: s.opts.PublicURL, Pool: s.opts.Pool, Uploads: s.active.List()}
 		if _, err := s.md.Call(wire.PathHeartbeat, hb, nil); err != nil {
 			s.log.Warn("heartbeat", "err", err)
 		}

@@ -118,6 +118,9 @@ func (s *Server) internalHeartbeat(ctx *fasthttp.RequestCtx, body []byte) {
 	}
 	err := s.cat.PutServer(s.base, &shoal.Server{ID: hb.ID, URL: hb.URL, Pool: hb.Pool, State: state,
 		Free: hb.Free, Total: hb.Total, LastSeen: time.Now()})
+	if err == nil && len(hb.Uploads) > 0 {
+		err = s.cat.RenewUploads(s.base, hb.Uploads[:min(len(hb.Uploads), wire.MaxHeartbeatUploads)], time.Now().Add(s.opts.UploadTTL))
+	}
 	if err != nil {
 		httperr.Write(ctx, err)
 		return

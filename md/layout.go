@@ -169,7 +169,12 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 		Object:  randomHex(),
 		Layout:  pool.Layout,
 		Cond:    p.cond,
-		Expires: now.Add(s.opts.URLTTL + s.opts.UploadTTL),
+		// The body must start while the URL is valid; the data server's
+		// next heartbeat then renews the reservation (UploadTTL at a
+		// time) for as long as it receives it.
+		Expires:    now.Add(s.opts.URLTTL + s.opts.ServerTTL),
+		Client:     p.client,
+		MaxPending: max(s.opts.MaxPendingUploads, 0),
 	}
 	if err := s.cat.BeginUpload(ctx, u); err != nil {
 		return "", err

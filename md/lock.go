@@ -41,6 +41,15 @@ func principalID(ctx *fasthttp.RequestCtx) string {
 	return shoal.Anonymous.ID
 }
 
+// clientID is who a request comes from, for per-client limits: its
+// principal, or its address when anonymous.
+func clientID(ctx *fasthttp.RequestCtx) string {
+	if id := principalID(ctx); id != shoal.Anonymous.ID {
+		return id
+	}
+	return "ip:" + ctx.RemoteIP().String()
+}
+
 // lockCount is md's view of how many locks exist, for lockdiscovery.
 type lockCount struct {
 	n          atomic.Int64

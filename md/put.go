@@ -29,6 +29,7 @@ type putPlan struct {
 	exists bool            // a file is being replaced (204 rather than 201)
 	cond   shoal.Condition // If-None-Match: * and If-Match, checked again at commit
 	length int64           // Content-Length, -1 if chunked
+	client string          // who asks, for the bound on pending uploads
 }
 
 // planPut checks a PUT's headers against the namespace: the parent must be
@@ -44,7 +45,7 @@ func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 	if err := s.checkWrite(ctx, path, false); err != nil {
 		return nil, err
 	}
-	p := &putPlan{path: path, length: int64(ctx.Request.Header.ContentLength())}
+	p := &putPlan{path: path, length: int64(ctx.Request.Header.ContentLength()), client: clientID(ctx)}
 	if p.length < -1 {
 		p.length = 0 // identity without length: a request has no body then
 	}

@@ -38,11 +38,12 @@ const (
 
 // Defaults for Options left zero.
 const (
-	DefaultInlineMax  = 4096
-	DefaultURLTTL     = 60 * time.Second
-	DefaultServerTTL  = 15 * time.Second
-	DefaultMaxXMLBody = 1 << 20
-	DefaultUploadTTL  = time.Hour
+	DefaultInlineMax         = 4096
+	DefaultURLTTL            = 60 * time.Second
+	DefaultServerTTL         = 15 * time.Second
+	DefaultMaxXMLBody        = 1 << 20
+	DefaultUploadTTL         = 2 * time.Minute
+	DefaultMaxPendingUploads = 256
 )
 
 // DefaultNoRedirectAgents are User-Agent substrings of clients that do not
@@ -64,10 +65,16 @@ type Options struct {
 	ServerTTL        time.Duration // a data server is live if it heartbeated within this; 0 means DefaultServerTTL
 	MaxXMLBody       int64         // PROPFIND/PROPPATCH bodies; 0 means DefaultMaxXMLBody
 	MaxPutBody       int64         // 0: no limit
-	// UploadTTL is how long an upload may take from md's reservation to
-	// the data server's commit; an abandoned upload's object becomes
-	// garbage after it. 0 means DefaultUploadTTL.
+	// UploadTTL is how long a reservation lives past its last renewal:
+	// the data server receiving an upload reports it in every heartbeat
+	// and md renews it for UploadTTL. A reservation whose body never
+	// arrives expires URLTTL + ServerTTL after it was made. 0 means
+	// DefaultUploadTTL.
 	UploadTTL time.Duration
+	// MaxPendingUploads bounds the reservations one client (principal,
+	// or address when anonymous) holds at once; beyond, PUT is 429.
+	// 0 means DefaultMaxPendingUploads; <0 no limit.
+	MaxPendingUploads int
 	// DegradedWrites lets an ec:K+M write go ahead on K+M' servers
 	// (1 ≤ M' < M) when the pool has fewer than K+M live: the shards left
 	// out have no row, scrub reports them and repair rebuilds them. Off:
@@ -164,6 +171,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.ServerTTL <= 0 {
 		opts.ServerTTL = DefaultServerTTL
+	}
+	if opts.MaxPendingUploads == 0 {
+		opts.MaxPendingUploads = DefaultMaxPendingUploads
 	}
 	if opts.UploadTTL <= 0 {
 		opts.UploadTTL = DefaultUploadTTL

@@ -55,7 +55,13 @@ type Heartbeat struct {
 	Pool  string `json:"pool,omitempty"`
 	Free  int64  `json:"free"`
 	Total int64  `json:"total"`
+	// Uploads are the upload ids the server is receiving: md renews
+	// their reservations (at most MaxHeartbeatUploads are read).
+	Uploads []string `json:"uploads,omitempty"`
 }
+
+// MaxHeartbeatUploads bounds the uploads one heartbeat renews.
+const MaxHeartbeatUploads = 10_000
 
 // GarbageRequest asks for due garbage of one server.
 type GarbageRequest struct {

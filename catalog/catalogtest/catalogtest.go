@@ -32,6 +32,7 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"Upload", testUpload},
 		{"UploadErrors", testUploadErrors},
 		{"ExpireUploads", testExpireUploads},
+		{"PendingUploads", testPendingUploads},
 		{"Remove", testRemove},
 		{"MoveFile", testMoveFile},
 		{"MoveDir", testMoveDir},

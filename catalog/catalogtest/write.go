@@ -187,3 +187,33 @@ func testExpireUploads(t *testing.T, c shoal.Catalog) {
 	got(c.FinishUpload(ctx(t), &shoal.Commit{Upload: "e3", Size: 1, MTime: t0,
 		Replicas: []shoal.Replica{{Server: "s1", Object: "0ce3", Size: 1}, {Server: "s2", Object: "0ce3", Size: 1}}}, grace)).must(t)
 }
+
+// testPendingUploads: a client's live reservations are bounded; renewal
+// keeps a reservation alive past its first expiry, never shortens it, and
+// an expired one cannot be renewed.
+func testPendingUploads(t *testing.T, c shoal.Catalog) {
+	mkdir(t, c, "/q")
+	now := time.Now()
+	begin := func(id, client string, expires time.Time) error {
+		return c.BeginUpload(ctx(t), &shoal.Upload{ID: id, Path: "/q/" + id, Servers: []string{"s1"}, Object: "0c" + id,
+			Layout: shoal.DefaultLayout, Client: client, MaxPending: 2, Expires: expires})
+	}
+	ok(t, begin("01", "ip:1", now.Add(time.Minute)))
+	ok(t, begin("02", "ip:1", now.Add(time.Minute)))
+	wantKind(t, "third pending upload of one client", begin("03", "ip:1", now.Add(time.Minute)), shoal.KindTooMany)
+	ok(t, begin("04", "ip:2", now.Add(time.Minute)))
+	ok(t, begin("05", "ip:3", now.Add(-time.Second))) // already expired
+
+	// 01 renewed for an hour, 02 not; 05 has expired and nobody renews it.
+	ok(t, c.RenewUploads(ctx(t), []string{"01", "zz"}, now.Add(time.Hour)))
+	ok(t, c.RenewUploads(ctx(t), []string{"01"}, now.Add(time.Second))) // never earlier
+	if n := got(c.ExpireUploads(ctx(t), now.Add(2*time.Minute))).must(t); n != 3 {
+		t.Errorf("ExpireUploads after two minutes expired %d reservations, want 3 (02, 04, 05)", n)
+	}
+	_, err := c.FinishUpload(ctx(t), &shoal.Commit{Upload: "01", Size: 1, MTime: t0}, grace)
+	ok(t, err)
+	stat(t, c, "/q/01")
+	// The finished upload no longer counts: ip:1 may begin two again.
+	ok(t, begin("06", "ip:1", now.Add(time.Minute)))
+	ok(t, begin("07", "ip:1", now.Add(time.Minute)))
+}

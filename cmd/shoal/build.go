@@ -52,6 +52,8 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys) (*md.Server, er
 		MaxXMLBody:        int64(c.MD.MaxXMLBody),
 		MaxPutBody:        int64(c.MD.MaxPutBody),
 		LockTimeout:       c.MD.LockTimeout,
+		UploadTTL:         c.MD.UploadTTL,
+		MaxPendingUploads: c.MD.MaxPendingUploads,
 		MaxLockOwner:      int(c.MD.MaxLockOwner),
 		LocksPerPrincipal: c.MD.LocksPerPrincipal,
 		LocksTotal:        c.MD.LocksTotal,

@@ -15,7 +15,7 @@ import (
 	"shoal/wire"
 )
 
-// RetryAfter is the Retry-After of every 503, in seconds.
+// RetryAfter is the Retry-After of every 503 and 429, in seconds.
 const RetryAfter = "5"
 
 var (
@@ -62,7 +62,7 @@ func SetKind(ctx *fasthttp.RequestCtx, kind shoal.Kind) {
 	} else {
 		h.Set(wire.HeaderKind, kind.String())
 	}
-	if status == fasthttp.StatusServiceUnavailable {
+	if status == fasthttp.StatusServiceUnavailable || status == fasthttp.StatusTooManyRequests {
 		h.SetBytesKV(hdrRetryAfter, valRetryAfter)
 	}
 }

@@ -25,7 +25,7 @@ func TestWrite(t *testing.T) {
 			string(r.Body()) != k.String()+": why\n" || string(r.Header.ContentType()) != "text/plain; charset=utf-8" {
 			t.Errorf("%v: %d, kind %q, body %q, type %q", k, r.StatusCode(), r.Header.Peek(wire.HeaderKind), r.Body(), r.Header.ContentType())
 		}
-		if ra := string(r.Header.Peek("Retry-After")); (k.Status() == 503) != (ra == RetryAfter) {
+		if ra := string(r.Header.Peek("Retry-After")); (k.Status() == 503 || k.Status() == 429) != (ra == RetryAfter) {
 			t.Errorf("%v: Retry-After %q", k, ra)
 		}
 		if len(r.Header.Peek("ETag")) > 0 {

@@ -52,3 +52,40 @@ func Every(ctx context.Context, d time.Duration, now bool, f func()) {
 		}
 	}
 }
+
+// Active is the set of uploads a data server (or gw) is receiving. Its
+// heartbeats report them, and md renews their reservations, so that a
+// reservation whose body never came expires within a minute or two while
+// one in progress lives as long as it lasts.
+type Active struct {
+	mu  sync.Mutex
+	ids map[string]int
+}
+
+// Begin records upload as in progress; the returned func ends it.
+func (a *Active) Begin(upload string) (end func()) {
+	a.mu.Lock()
+	if a.ids == nil {
+		a.ids = map[string]int{}
+	}
+	a.ids[upload]++
+	a.mu.Unlock()
+	return func() {
+		a.mu.Lock()
+		if a.ids[upload]--; a.ids[upload] <= 0 {
+			delete(a.ids, upload)
+		}
+		a.mu.Unlock()
+	}
+}
+
+// List returns the uploads in progress.
+func (a *Active) List() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]string, 0, len(a.ids))
+	for id := range a.ids {
+		out = append(out, id)
+	}
+	return out
+}

@@ -68,6 +68,8 @@ type MDConfig struct {
 	AllowedHosts       []string      `mapstructure:"allowed_hosts" doc:"Host names md answers to (empty: any); other requests get 400"`
 	MaxXMLBody         Size          `mapstructure:"max_xml_body" doc:"largest PROPFIND, PROPPATCH or LOCK body (413 beyond)"`
 	MaxPutBody         Size          `mapstructure:"max_put_body" doc:"largest file a PUT may write (413 beyond; 0: no limit but the disks)"`
+	UploadTTL          time.Duration `mapstructure:"upload_ttl" doc:"an upload's reservation lives this long past the last heartbeat of the data server receiving it (one whose body never comes: url_ttl + server_ttl)"`
+	MaxPendingUploads  int           `mapstructure:"max_pending_uploads" doc:"reservations one client (principal, or address when anonymous) may hold at once; more PUTs get 429"`
 	LockTimeout        time.Duration `mapstructure:"lock_timeout" doc:"longest WebDAV lock a client may take; longer (or Infinite) requests get this"`
 	MaxLockOwner       Size          `mapstructure:"max_lock_owner" doc:"largest <D:owner> of a LOCK (400 beyond)"`
 	LocksPerPrincipal  int           `mapstructure:"locks_per_principal" doc:"WebDAV locks one principal may hold at once (503 beyond)"`
@@ -132,6 +134,8 @@ func Defaults() Config {
 			ShutdownTimeout:   30 * time.Second,
 			ActiveContent:     "sandbox",
 			MaxXMLBody:        1 * MiB,
+			UploadTTL:         2 * time.Minute,
+			MaxPendingUploads: 256,
 			LockTimeout:       time.Hour,
 			MaxLockOwner:      4 * KiB,
 			LocksPerPrincipal: 100,
@@ -201,6 +205,7 @@ func (c *Config) Validate() error {
 		positive("md.server_ttl", c.MD.ServerTTL),
 		positive("md.shutdown_timeout", c.MD.ShutdownTimeout),
 		positive("md.lock_timeout", c.MD.LockTimeout),
+		positive("md.upload_ttl", c.MD.UploadTTL),
 		positive("catalog.conn_max_lifetime", c.Catalog.ConnMaxLifetime),
 		positive("catalog.busy_timeout", c.Catalog.BusyTimeout),
 		positive("cache.l1_ttl", c.Cache.L1TTL),
@@ -240,6 +245,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MD.MaxXMLBody < 1*KiB || c.MD.MaxXMLBody > 64*MiB {
 		return fmt.Errorf("md.max_xml_body: %v must be between 1KiB and 64MiB", c.MD.MaxXMLBody)
+	}
+	if c.MD.MaxPendingUploads < 1 {
+		return fmt.Errorf("md.max_pending_uploads: %d must be at least 1", c.MD.MaxPendingUploads)
 	}
 	if c.MD.MaxPutBody < 0 {
 		return fmt.Errorf("md.max_put_body: %v must be at least 0 (0: no limit)", c.MD.MaxPutBody)
