@@ -22,7 +22,7 @@ CROSS := linux-amd64:amd64: linux-arm64:arm64: linux-armv7:arm:7 linux-armv6:arm
 
 GOFILES = $(shell find . -name '*.go' -not -path './run-data/*' -not -path './dist/*')
 
-.PHONY: all build run test test-unit test-race test-arm check lint fmt bench bench-compare cross clean version
+.PHONY: all build run test test-unit test-race test-arm check lint fmt fuzz fuzz-corpus bench bench-compare cross clean version
 
 all: build
 
@@ -80,6 +80,30 @@ lint: check
 
 fmt:
 	gofmt -w $(GOFILES)
+
+# Every fuzz target (parsers of untrusted input) for FUZZTIME each. Their
+# committed seed corpora (testdata/fuzz/) replay in every `go test`;
+# `make fuzz-corpus` copies what fuzzing found interesting into them.
+FUZZTIME ?= 20s
+FUZZ_CORPUS_MAX ?= 40
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+		for t in $$(CGO_ENABLED=0 $(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "== $$pkg $$t"; \
+			CGO_ENABLED=0 $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -parallel 2 $$pkg; \
+		done; \
+	done
+
+fuzz-corpus:
+	@cache=$$($(GO) env GOCACHE)/fuzz; for pkg in $$($(GO) list ./...); do \
+		dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
+		for t in $$(CGO_ENABLED=0 $(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			[ -d $$cache/$$pkg/$$t ] || continue; \
+			mkdir -p $$dir/testdata/fuzz/$$t; \
+			ls $$cache/$$pkg/$$t | head -n $(FUZZ_CORPUS_MAX) | while read f; do cp -n $$cache/$$pkg/$$t/$$f $$dir/testdata/fuzz/$$t/; done; \
+			echo "$$pkg $$t: $$(ls $$dir/testdata/fuzz/$$t | wc -l) inputs"; \
+		done; \
+	done
 
 bench: build
 	bench/suite.sh

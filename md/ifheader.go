@@ -77,14 +77,14 @@ func parseConditions(s string) ([]ifCondition, error) {
 			not, s = true, s[3:]
 		case s[0] == '<':
 			end := strings.IndexByte(s, '>')
-			if end < 0 {
+			if end <= 1 { // missing, or an empty state token
 				return nil, errMalformed
 			}
 			out = append(out, ifCondition{not: not, token: s[1:end]})
 			not, s = false, s[end+1:]
 		case s[0] == '[':
 			end := strings.IndexByte(s, ']')
-			if end < 0 {
+			if end <= 1 { // missing, or an empty entity tag
 				return nil, errMalformed
 			}
 			out = append(out, ifCondition{not: not, etag: s[1:end]})

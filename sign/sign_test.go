@@ -146,3 +146,25 @@ func TestInternalAPIKeysAndLifetime(t *testing.T) {
 		t.Errorf("2 minutes with a 1 minute maximum: %v", err)
 	}
 }
+
+// FuzzVerifyQuery: any query is accepted only if this key signed it for
+// the method and object, before its expiry and within the maximum
+// lifetime; never a panic.
+func FuzzVerifyQuery(f *testing.F) {
+	k := Random()
+	now := time.Unix(1_800_000_000, 0)
+	good, _ := url.Parse(k.URL("http://h", "GET", "abc", "", now.Add(time.Minute)))
+	f.Add(good.RawQuery, "GET")
+	f.Add("exp=1&kid=k0&sig=zz", "PUT")
+	f.Add("exp=99999999999999999999&kid=&sig=", "HEAD")
+	f.Fuzz(func(t *testing.T, rawQuery, method string) {
+		q, err := url.ParseQuery(rawQuery)
+		if err != nil {
+			return
+		}
+		err = k.VerifyQuery(method, "abc", "", q.Get, now)
+		if err == nil && (q.Get(ParamSig) != good.Query().Get(ParamSig) || q.Get(ParamExpiry) != good.Query().Get(ParamExpiry)) {
+			t.Fatalf("a query not signed by the key was accepted: %q %s", rawQuery, method)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -62,6 +63,32 @@ func FuzzReadCallAuth(f *testing.F) {
 		err := a.Verify(keys, "POST", PathCommit, NewReplayGuard(), time.Now())
 		if err == nil && a != good {
 			t.Fatalf("a call not made by SignCall was accepted: %+v", a)
+		}
+	})
+}
+
+// FuzzCommitRequest: any commit body md receives decodes into a commit
+// with well-formed object ids and servers, or is refused; never a panic.
+func FuzzCommitRequest(f *testing.F) {
+	f.Add([]byte(`{"upload":"ab","size":3,"adler32":"0000abcd","md5":"kAFQmDzST7DWlj99KOF/cg==","replicas":[{"server":"s1","object":"0a","size":3,"sum":1}]}`))
+	f.Add([]byte(`{"adler32":"zz"}`))
+	f.Add([]byte(`{"replicas":[{"server":"","object":"../x"}]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var c CommitRequest
+		if json.Unmarshal(body, &c) != nil {
+			return
+		}
+		out, err := c.ToCommit()
+		if err != nil {
+			if !shoal.IsKind(err, shoal.KindInvalid) {
+				t.Fatalf("ToCommit(%q): %v", body, err)
+			}
+			return
+		}
+		for _, r := range out.Replicas {
+			if !shoal.ValidObjectID(r.Object) || r.Server == "" {
+				t.Fatalf("ToCommit(%q) kept replica %+v", body, r)
+			}
 		}
 	})
 }
