@@ -137,5 +137,6 @@ type Catalog interface {
 	LockStore
 	PoolStore
 	ReplicaReplacer
+	JobStore
 	Close() error
 }

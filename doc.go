@@ -4,7 +4,8 @@
 // Scope: built by auth/), the one error type with its kinds, and the
 // interfaces that the rest of the tree implements:
 //
-//   - Catalog (catalog/, and the caching decorator in cache/): the namespace.
+//   - Catalog (catalog/, and the caching decorator in cache/): the namespace,
+//     and the admin jobs (JobStore).
 //   - Cache (cache/): a byte-valued key/value tier such as memcached.
 //   - BlobStore (diskserver/, its HTTP client diskserver/remote, and ec/
 //     over those): immutable objects on a data server.

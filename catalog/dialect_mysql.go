@@ -233,7 +233,7 @@ func (mysqlDialect) migrations() [][]string {
 			not_before_ns BIGINT NOT NULL,
 			KEY garbage_server_due (server, not_before_ns)
 		)` + tail,
-	}, mysqlPoolsV2, mysqlReplicaListV3, mysqlUploadsV4, mysqlLocksV5, mysqlUploadsV6}
+	}, mysqlPoolsV2, mysqlReplicaListV3, mysqlUploadsV4, mysqlLocksV5, mysqlUploadsV6, mysqlJobsV7}
 }
 
 // readCommitted sets each new connection's isolation level with a

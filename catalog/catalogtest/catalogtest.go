@@ -52,6 +52,8 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"Locks", testLocks},
 		{"LockLimits", testLockLimits},
 		{"ConcurrentLocks", testConcurrentLocks},
+		{"Jobs", testJobs},
+		{"ConcurrentClaimJob", testConcurrentClaim},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
