@@ -66,6 +66,26 @@ func appendHex(b []byte, v uint64) []byte {
 	return append(b, tmp[i:]...)
 }
 
+// ShardServers lists an erasure-coded file's servers by shard index, and
+// its object id (every shard has the same one); a shard without a row
+// (left out by a degraded write, not yet repaired) has an empty server.
+// KindCorrupt if the rows do not make the layout's shards, or too many
+// are missing to read it.
+func (e *Entry) ShardServers() (servers []string, object string, err error) {
+	w := e.Layout.Width()
+	servers = make([]string, w)
+	for _, r := range e.Replicas {
+		if r.Shard < 0 || r.Shard >= w || servers[r.Shard] != "" || (object != "" && r.Object != object) {
+			return nil, "", Errorf("placement", KindCorrupt, "%s: bad shard rows for %s", e.Path, e.Layout)
+		}
+		servers[r.Shard], object = r.Server, r.Object
+	}
+	if missing := w - len(e.Replicas); missing >= max(e.Layout.M, 1) {
+		return nil, "", Errorf("placement", KindCorrupt, "%s: %d of %s's shards have no row", e.Path, missing, e.Layout)
+	}
+	return servers, object, nil
+}
+
 // Sums are a file's checksums, computed while its data streamed in.
 // Adler32 is always present for files (the WLCG default); MD5 is present
 // when len(MD5) == 16; SHA256 when len(SHA256) == 32.

@@ -1,7 +1,6 @@
 package md
 
 import (
-	"context"
 	"strings"
 
 	"github.com/valyala/fasthttp"
@@ -11,7 +10,8 @@ import (
 	"shoal/wire"
 )
 
-// handleAdminOps serves the endpoints above; false if path is not one.
+// handleAdminOps serves the pool endpoints and the jobs'; false if path
+// is not one.
 func (s *Server) handleAdminOps(ctx *fasthttp.RequestCtx, path string, body []byte) bool {
 	switch path {
 	case wire.PathAdminPools:
@@ -39,29 +39,8 @@ func (s *Server) handleAdminOps(ctx *fasthttp.RequestCtx, path string, body []by
 			err = s.setDirPool(req.Dir, req.Pool)
 		}
 		s.noContent(ctx, err)
-	case wire.PathAdminRepair:
-		tr := NewTracker("repair")
-		s.runOp(ctx, tr, func(c context.Context) (any, error) { return s.Repair(c, tr) })
-	case wire.PathAdminDrain:
-		var req wire.DrainRequest
-		if err := decode(body, &req); err != nil {
-			httperr.Write(ctx, err)
-			return true
-		}
-		tr := NewTracker("drain")
-		s.runOp(ctx, tr, func(c context.Context) (any, error) { return s.Drain(c, req.Server, tr) })
-	case wire.PathAdminScrub:
-		var req wire.ScrubRequest
-		if len(body) > 0 {
-			if err := decode(body, &req); err != nil {
-				httperr.Write(ctx, err)
-				return true
-			}
-		}
-		tr := NewTracker("scrub")
-		s.runOp(ctx, tr, func(c context.Context) (any, error) { return s.Scrub(c, req.RateMBps, tr) })
 	default:
-		return false
+		return s.handleAdminJobs(ctx, path, body)
 	}
 	return true
 }
@@ -81,16 +60,6 @@ func (s *Server) noContent(ctx *fasthttp.RequestCtx, err error) {
 		return
 	}
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
-}
-
-// report answers an operation's report, even when it stopped early: the
-// error then travels in the report's status code only if nothing was done.
-func (s *Server) report(ctx *fasthttp.RequestCtx, rep any, err error) {
-	if err != nil {
-		httperr.Write(ctx, err)
-		return
-	}
-	s.replyJSON(ctx, fasthttp.StatusOK, rep)
 }
 
 // PoolProp is the shoal property a PROPPATCH sets on a collection to map

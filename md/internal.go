@@ -1,7 +1,6 @@
 package md
 
 import (
-	"context"
 	"encoding/json"
 	"time"
 
@@ -38,8 +37,6 @@ func (s *Server) handleInternal(ctx *fasthttp.RequestCtx, path string) {
 		s.internalGarbage(ctx, body)
 	case wire.PathGarbageOK:
 		s.internalGarbageDone(ctx, body)
-	case wire.PathAdminFsck:
-		s.adminFsck(ctx)
 	case wire.PathAdminServers:
 		s.adminServers(ctx)
 	default:
@@ -166,11 +163,6 @@ func (s *Server) internalGarbageDone(ctx *fasthttp.RequestCtx, body []byte) {
 		return
 	}
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
-}
-
-func (s *Server) adminFsck(ctx *fasthttp.RequestCtx) {
-	tr := NewTracker("fsck")
-	s.runOp(ctx, tr, func(c context.Context) (any, error) { return Fsck(c, s.cat, s.opts.Store, tr) })
 }
 
 func (s *Server) adminServers(ctx *fasthttp.RequestCtx) {

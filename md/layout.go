@@ -192,7 +192,7 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 func (s *Server) readURLs(ctx context.Context, e *shoal.Entry) ([]string, error) {
 	exp := time.Now().Add(s.opts.URLTTL)
 	if e.Layout.Kind == shoal.LayoutEC {
-		servers, object, err := shardServers(e)
+		servers, object, err := e.ShardServers()
 		if err != nil {
 			return nil, err
 		}
@@ -211,25 +211,6 @@ func (s *Server) readURLs(ctx context.Context, e *shoal.Entry) ([]string, error)
 		urls[i] = s.keys.URL(r.url, fasthttp.MethodGet, r.object, "", exp)
 	}
 	return urls, nil
-}
-
-// shardServers lists an EC file's servers by shard index, and its object
-// id (every shard has the same one); a shard without a row (left out by a
-// degraded write, not yet repaired) has an empty id.
-func shardServers(e *shoal.Entry) ([]string, string, error) {
-	w := e.Layout.Width()
-	servers := make([]string, w)
-	object := ""
-	for _, r := range e.Replicas {
-		if r.Shard < 0 || r.Shard >= w || servers[r.Shard] != "" || (object != "" && r.Object != object) {
-			return nil, "", shoal.Errorf("placement", shoal.KindCorrupt, "%s: bad shard rows for %s", e.Path, e.Layout)
-		}
-		servers[r.Shard], object = r.Server, r.Object
-	}
-	if missing := w - len(e.Replicas); missing >= max(e.Layout.M, 1) {
-		return nil, "", shoal.Errorf("placement", shoal.KindCorrupt, "%s: %d of %s's shards have no row", e.Path, missing, e.Layout)
-	}
-	return servers, object, nil
 }
 
 type liveReplica struct{ url, object string }

@@ -8,14 +8,15 @@ import (
 	"shoal"
 )
 
-// placementRefresh bounds how stale md's view of the data servers is: a
+// PlacementRefresh bounds how stale md's view of the data servers is: a
 // server that stops heartbeating stops getting writes within ServerTTL
-// plus this.
-const placementRefresh = time.Second
+// plus this, and one marked draining within this (a drain waits it out:
+// jobs.Env.PlacementStale).
+const PlacementRefresh = time.Second
 
 // placement chooses data servers: live (heartbeat within ttl), active ones
 // for writes, weighted by free space; any live one holding a replica for
-// reads. It caches Catalog.Servers for placementRefresh.
+// reads. It caches Catalog.Servers for PlacementRefresh.
 type placement struct {
 	cat shoal.ServerRegistry
 	ttl time.Duration
@@ -35,7 +36,7 @@ func newPlacement(cat shoal.ServerRegistry, ttl time.Duration) *placement {
 func (p *placement) list(ctx context.Context) ([]shoal.Server, map[string]*shoal.Server, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.byID != nil && time.Since(p.fetched) < placementRefresh {
+	if p.byID != nil && time.Since(p.fetched) < PlacementRefresh {
 		return p.servers, p.byID, nil
 	}
 	servers, err := p.cat.Servers(ctx)

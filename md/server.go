@@ -1,16 +1,17 @@
 // Package md is shoal's metadata frontend: it answers HTTP and WebDAV
 // (RFC 4918 class 1) over a shoal.Catalog, sends file data to and from data
 // servers (redirecting the client with a signed URL or streaming the bytes
-// itself), and serves the internal API data servers call (wire.Prefix).
+// itself), serves the internal API data servers call (wire.Prefix), and
+// records the admin jobs (repair, drain, scrub, fsck) that runners beside
+// it run (package jobs), following their progress for admin commands.
 //
 // md never holds file data except inline files (small files kept whole in
 // the catalog) and bytes it proxies through.
 //
-// md must not import gw, diskserver, catalog or cache: it reaches data
-// servers and gws over HTTP through wire (the gw URL is wire.GatewayURL),
-// and runs over any shoal.Catalog. The admin operations still here
-// (repair, drain, scrub, fsck) use ec and diskserver/remote until they
-// move to a package of their own; md itself needs neither.
+// md must not import gw, ec, diskserver, jobs, catalog or cache: it
+// reaches data servers and gws over HTTP through wire (the gw URL is
+// wire.GatewayURL), runs over any shoal.Catalog, and leaves the admin
+// work (jobs, the EC engine) to the runners beside it.
 package md
 
 import (
@@ -23,7 +24,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
-	"shoal/diskserver/remote"
 	"shoal/internal/netguard"
 	"shoal/sign"
 	"shoal/wire"
@@ -80,9 +80,14 @@ type Options struct {
 	// out have no row, scrub reports them and repair rebuilds them. Off:
 	// such a write fails with 507.
 	DegradedWrites bool
-	// ProgressInterval is how often a streamed admin operation sends
-	// progress; 0 means one second.
+	// ProgressInterval is how often a followed admin job's progress is
+	// read from the catalog and sent; 0 means one second.
 	ProgressInterval time.Duration
+
+	// JobCreated, if set, is called after an admin job is created through
+	// this md (cmd/shoal pokes the runner beside it, so the job starts at
+	// once rather than at the runner's next look).
+	JobCreated func(id int64)
 
 	// AllowPoolProppatch lets any client that may PROPPATCH map a
 	// collection to a pool with the shoal:pool property (there is no user
@@ -112,10 +117,6 @@ type Options struct {
 	// timeouts, connection caps (the zero value: netguard.Defaults). The
 	// same idle limit bounds md's own transfers to data servers.
 	Net netguard.Config
-
-	// Store opens a data server's BlobStore for fsck; nil means
-	// diskserver/remote over the server's URL.
-	Store func(shoal.Server) shoal.BlobStore
 }
 
 // Server is one md frontend. It is safe for concurrent use.
@@ -127,7 +128,7 @@ type Server struct {
 	client    *fasthttp.Client  // to data servers, for proxy mode
 	lockCount lockCount         // md's view of whether any WebDAV lock exists
 	replays   *wire.ReplayGuard // nonces of the internal calls already served
-	ops       atomic.Int32      // admin operations running
+	ops       atomic.Int32      // admin jobs being followed
 
 	// base is the context of every catalog call. Never the
 	// *fasthttp.RequestCtx: it is recycled after the handler returns, and
@@ -135,8 +136,9 @@ type Server struct {
 	// may outlive the request (a data race the race detector found).
 	base   context.Context
 	cancel context.CancelFunc
-	// opsCtx is the context of admin operations (repair, drain, …), ended
-	// first on Close: a shutdown must not wait for an hour-long drain.
+	// opsCtx is the context of those who follow admin jobs, ended first
+	// on Close: a shutdown must not wait for the end of an hour-long
+	// drain (which goes on in a runner).
 	opsCtx  context.Context
 	stopOps context.CancelFunc
 
@@ -222,9 +224,6 @@ func New(opts Options) (*Server, error) {
 		stop:    make(chan struct{}),
 		replays: wire.NewReplayGuard(),
 	}
-	if s.opts.Store == nil {
-		s.opts.Store = func(srv shoal.Server) shoal.BlobStore { return remote.New(srv.URL, s.keys) }
-	}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.opsCtx, s.stopOps = context.WithCancel(s.base)
 	s.done.Add(1)
@@ -283,6 +282,11 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.httpMu.Unlock()
 	return h.Serve(netguard.Listen(ln, s.opts.Net.Limits))
 }
+
+// EndFollowing ends, with a "shutting down" error line, every admin
+// command following a job through this md (the jobs go on), so that a
+// shutdown does not wait for them. Close does it first.
+func (s *Server) EndFollowing() { s.stopOps() }
 
 // Close stops serving and the background loop. It does not close the
 // catalog, which belongs to the caller.

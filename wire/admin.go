@@ -1,8 +1,9 @@
 package wire
 
 // The requests and reports of md's admin endpoints (see the PathAdmin*
-// paths). The long operations' reports list every problem they found as
-// ProblemReplica; while they run, md streams Progress lines (see Stream).
+// paths). The jobs' reports (shoal.Job.Result) list every problem they
+// found as ProblemReplica; while they run, md streams Progress lines (see
+// Stream) from what their runner records (JobProgress).
 
 // PoolAddRequest creates a pool or changes its layout.
 type PoolAddRequest struct {
@@ -61,7 +62,10 @@ type RepairReport struct {
 	Repaired int              `json:"repaired"` // made whole
 	Failed   int              `json:"failed"`   // left degraded (see Problems)
 	Problems []ProblemReplica `json:"problems"` // every bad replica or shard, with the action taken
-	Elapsed  string           `json:"elapsed"`
+	// ProblemsOmitted counts problems found before a takeover beyond
+	// those a checkpoint carries (jobs.maxResumeProblems: 1000).
+	ProblemsOmitted int    `json:"problems_omitted,omitempty"`
+	Elapsed         string `json:"elapsed"`
 }
 
 // DrainReport is what Drain did.
@@ -84,8 +88,11 @@ type ScrubReport struct {
 	BytesRead int64            `json:"bytes_read"`
 	Bad       int              `json:"bad"` // files with a problem
 	Problems  []ProblemReplica `json:"problems"`
-	Elapsed   string           `json:"elapsed"`
-	RateMBps  float64          `json:"rate_mb_per_s"` // the bound asked for; 0: none
+	// ProblemsOmitted counts problems found before a takeover beyond
+	// those a checkpoint carries (jobs.maxResumeProblems: 1000).
+	ProblemsOmitted int     `json:"problems_omitted,omitempty"`
+	Elapsed         string  `json:"elapsed"`
+	RateMBps        float64 `json:"rate_mb_per_s"` // the bound asked for; 0: none
 }
 
 // ProblemReplica is one replica or shard an operation found bad, and
@@ -105,6 +112,7 @@ type ProblemReplica struct {
 type Progress struct {
 	Op       string `json:"op"`
 	Phase    string `json:"phase,omitempty"` // what it is doing now
+	Seq      int64  `json:"seq,omitempty"`   // the phase's number in the job: 1, 2, …
 	Done     int64  `json:"done"`            // units done in this phase
 	Total    int64  `json:"total,omitempty"` // units in this phase; 0 while unknown
 	Unit     string `json:"unit,omitempty"`  // what Done counts: files, objects, replicas

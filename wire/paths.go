@@ -26,6 +26,17 @@ const (
 	PathAdminScrub   = "/.shoal/admin/scrub"    // ScrubRequest → ScrubReport
 )
 
+// md's admin API for jobs (signed POSTs, JSON; see shoal.Job). A job is
+// created through any md, run by whichever md's runner claims it, and
+// shown, followed and cancelled through any md.
+const (
+	PathAdminJobs      = "/.shoal/admin/jobs"       // JobsRequest → []shoal.Job (newest first, no results)
+	PathAdminJobCreate = "/.shoal/admin/job/create" // JobRequest → shoal.Job (queued)
+	PathAdminJob       = "/.shoal/admin/job"        // JobID → shoal.Job (with its result)
+	PathAdminJobCancel = "/.shoal/admin/job/cancel" // JobID → shoal.Job (cancelled)
+	PathAdminJobFollow = "/.shoal/admin/job/follow" // JobID → Stream of Progress, then the result (or the result alone)
+)
+
 // A data server's internal endpoints (signed the same way), used by md
 // for fsck and by remote clients for Space.
 const (

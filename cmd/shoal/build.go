@@ -8,6 +8,8 @@ import (
 	"shoal/catalog"
 	"shoal/cmd/shoal/config"
 	"shoal/diskserver"
+	"shoal/diskserver/remote"
+	"shoal/jobs"
 	"shoal/md"
 	"shoal/sign"
 )
@@ -31,13 +33,19 @@ func openCatalog(ctx context.Context, c *config.Config, log *slog.Logger) (shoal
 	return withCache(db, c, log)
 }
 
-// newMD builds the metadata frontend over cat.
-func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys) (*md.Server, error) {
+// newMD builds the metadata frontend over cat; the jobs created through
+// it poke runner (nil: none in this process).
+func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Runner) (*md.Server, error) {
 	inline := int64(c.MD.InlineMax)
 	if inline == 0 {
 		inline = -1 // md: 0 means its default, <0 disables
 	}
+	var created func(int64)
+	if runner != nil {
+		created = func(int64) { runner.Poke() }
+	}
 	return md.New(md.Options{
+		JobCreated:       created,
 		Catalog:          cat,
 		Keys:             keys,
 		DataMode:         c.MD.DataMode,
@@ -61,6 +69,47 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys) (*md.Server, er
 		ActiveContent:     c.MD.ActiveContent,
 		AllowedHosts:      c.MD.AllowedHosts,
 	})
+}
+
+// newRunner starts the admin-job runner beside md, over the same catalog
+// (cache included, so that the rows a repair moves are seen at once), or
+// returns nil when jobs.run is off. It reaches data servers as md's
+// clients do: over HTTP, signed with the cluster secret.
+func newRunner(c *config.Config, cat shoal.Catalog, keys *sign.Keys, log *slog.Logger) (*jobs.Runner, error) {
+	if !c.Jobs.Run {
+		return nil, nil
+	}
+	return jobs.NewRunner(jobs.RunnerOptions{
+		Jobs:   cat,
+		Lease:  c.Jobs.Lease,
+		Logger: log,
+		Env: jobs.Env{
+			Catalog:        cat,
+			Store:          func(sv shoal.Server) shoal.BlobStore { return remote.New(sv.URL, keys) },
+			ServerTTL:      c.MD.ServerTTL,
+			Grace:          c.MD.URLTTL,
+			PlacementStale: md.PlacementRefresh,
+		},
+	})
+}
+
+// closeRunner closes r (nil: none).
+func closeRunner(r *jobs.Runner) {
+	if r != nil {
+		r.Close()
+	}
+}
+
+// shutdownMD is how md's public server stops: first the admin commands
+// following jobs are told md is going (they would hold the shutdown for
+// as long as a drain), and the runner hands its jobs back (another md, or
+// this one restarted, resumes them); then in-flight requests finish.
+func shutdownMD(mds *md.Server, runner *jobs.Runner, shutdown func() error) func() error {
+	return func() error {
+		mds.EndFollowing()
+		closeRunner(runner)
+		return shutdown()
+	}
 }
 
 // newDisk builds a data server that reports to mdURL and tells md that

@@ -14,16 +14,9 @@ import (
 	"shoal/wire"
 )
 
-// Exit codes of `shoal admin fsck`.
-const (
-	fsckClean    = 0 // catalog and disks agree
-	fsckProblems = 1 // orphans, missing replicas or unreachable servers
-	fsckFailed   = 2 // could not run
-)
-
 func newAdminCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "admin --md URL [--secret-file F] fsck|servers|populate|status",
+		Use:   "admin --md URL [--secret-file F] fsck|repair|drain|scrub|jobs|job|servers|status|pools|pool|populate",
 		Short: "operate a running system through md's signed admin endpoints",
 	}
 	fs := cmd.PersistentFlags()
@@ -31,13 +24,8 @@ func newAdminCommand() *cobra.Command {
 	config.Flag(fs, "secret-file", "secret_file", "")
 	fs.Bool("json", false, "print the raw JSON answer")
 	fs.Bool("quiet", false, "no progress on stderr for long operations (fsck, repair, drain, scrub, populate)")
+	cmd.AddCommand(newJobCommands()...)
 	cmd.AddCommand(
-		&cobra.Command{
-			Use:   "fsck",
-			Short: "compare the catalog with every data server's disks (exit 0 clean, 1 problems found, 2 could not run)",
-			Args:  cobra.NoArgs,
-			RunE:  runFsck,
-		},
 		&cobra.Command{
 			Use:   "servers",
 			Short: "list the data servers md knows",
@@ -66,45 +54,6 @@ func adminClient(cmd *cobra.Command) (*wire.Client, error) {
 	cl.Timeout = c.Admin.Timeout
 	cl.HTTP.ReadTimeout = c.Admin.Timeout
 	return cl, nil
-}
-
-func runFsck(cmd *cobra.Command, _ []string) error {
-	var rep wire.FsckReport
-	if err := adminOp(cmd, wire.PathAdminFsck, struct{}{}, &rep); err != nil {
-		return &exitError{code: fsckFailed, err: fmt.Errorf("fsck: %w", err)}
-	}
-	asJSON, _ := cmd.Flags().GetBool("json")
-	if err := printFsck(cmd.OutOrStdout(), &rep, asJSON); err != nil {
-		return &exitError{code: fsckFailed, err: err}
-	}
-	if !rep.OK {
-		return &exitError{code: fsckProblems}
-	}
-	return nil
-}
-
-func printFsck(w io.Writer, rep *wire.FsckReport, asJSON bool) error {
-	if asJSON {
-		return writeJSON(w, rep)
-	}
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintf(tw, "servers checked\t%d\nreplicas in catalog\t%d\nobjects on disks\t%d\n", rep.Servers, rep.Replicas, rep.Objects)
-	fmt.Fprintf(tw, "orphans\t%d\nmissing\t%d\nunreachable\t%d\n", len(rep.Orphans), len(rep.Missing), len(rep.Unreachable))
-	for _, o := range rep.Missing {
-		fmt.Fprintf(tw, "MISSING\t%s\t%s\t%s\t%s\n", o.Server, o.Object, o.Path, o.Reason)
-	}
-	for _, o := range rep.Orphans {
-		fmt.Fprintf(tw, "ORPHAN\t%s\t%s\t%d bytes\t\n", o.Server, o.Object, o.Size)
-	}
-	for _, u := range rep.Unreachable {
-		fmt.Fprintf(tw, "UNREACHABLE\t%s\t%s\t\t\n", u.Server, u.Error)
-	}
-	verdict := "clean"
-	if !rep.OK {
-		verdict = "PROBLEMS FOUND"
-	}
-	fmt.Fprintf(tw, "fsck\t%s\n", verdict)
-	return tw.Flush()
 }
 
 func runServers(cmd *cobra.Command, _ []string) error {

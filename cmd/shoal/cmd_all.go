@@ -114,14 +114,23 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	reg := newRegistry()
-	mds, err := newMD(&c, observeMD(reg, cat), keys)
+	observed := observeMD(reg, cat)
+	runner, err := newRunner(&c, observed, keys, log)
 	if err != nil {
+		cat.Close()
+		closeAll()
+		return err
+	}
+	mds, err := newMD(&c, observed, keys, runner)
+	if err != nil {
+		closeRunner(runner)
 		cat.Close()
 		closeAll()
 		return err
 	}
 	disk, err := newDisk(&c, keys, c.Disk.Data, reachableURL(internalLn.Addr()), diskURL, log)
 	if err != nil {
+		closeRunner(runner)
 		mds.Close()
 		cat.Close()
 		closeAll()
@@ -131,7 +140,7 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	public, internal := observedMD(mds.NewHTTPServer(), reg, "md"), observedMD(mds.NewHTTPServer(), reg, "md-internal")
 	diskHTTP := observeDisk(reg, disk, c.Net.Guard())
 	services := []service{ // closed in this order
-		{name: "md", ln: mdLn, serve: guarded(public, c.Net.Guard()), close: public.Shutdown},
+		{name: "md", ln: mdLn, serve: guarded(public, c.Net.Guard()), close: shutdownMD(mds, runner, public.Shutdown)},
 		{name: "disk", ln: diskLn, serve: diskHTTP.Serve, close: diskHTTP.Close},
 		{name: "md-internal", ln: internalLn, serve: guarded(internal, c.Net.Guard()), close: internal.Shutdown},
 	}
@@ -142,6 +151,9 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		if err := waitRegistered(ctx, cat, disk.ID(), diskURL, start, 30*time.Second); err != nil {
 			log.Error("data server did not register with md", "err", err)
 			return
+		}
+		if runner != nil {
+			runner.Start() // jobs resumed now find the data server up
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "shoal all: serving\nmd   %s/\ndisk %s/\ndata %s\nready\n", mdURL, diskURL, dir)
 		log.Info("ready", "md", mdURL, "md_internal", reachableURL(internalLn.Addr()), "disk", diskURL, "data", dir, "data_mode", c.MD.DataMode)

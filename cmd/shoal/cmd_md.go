@@ -48,17 +48,28 @@ func runMD(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	reg := newRegistry()
-	mds, err := newMD(&c, observeMD(reg, cat), keys)
+	observed := observeMD(reg, cat)
+	runner, err := newRunner(&c, observed, keys, log)
 	if err != nil {
 		cat.Close()
 		ln.Close()
 		return err
+	}
+	mds, err := newMD(&c, observed, keys, runner)
+	if err != nil {
+		closeRunner(runner)
+		cat.Close()
+		ln.Close()
+		return err
+	}
+	if runner != nil {
+		runner.Start()
 	}
 	url := reachableURL(ln.Addr())
 	fmt.Fprintf(cmd.OutOrStdout(), "shoal md: serving\nmd   %s/\nready\n", url)
 	log.Info("md ready", "url", url, "data_mode", c.MD.DataMode, "memcached", c.Cache.Memcached)
 	public := observedMD(mds.NewHTTPServer(), reg, "md")
 	return runServices(cmd.Context(), log, c.MD.ShutdownTimeout,
-		[]service{{name: "md", ln: ln, serve: guarded(public, c.Net.Guard()), close: public.Shutdown}},
+		[]service{{name: "md", ln: ln, serve: guarded(public, c.Net.Guard()), close: shutdownMD(mds, runner, public.Shutdown)}},
 		func() error { return errors.Join(mds.Close(), cat.Close()) })
 }

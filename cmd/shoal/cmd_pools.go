@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -11,9 +10,7 @@ import (
 	"shoal/wire"
 )
 
-// newPoolCommands are the admin subcommands for pools and the operations
-// that keep data safe (repair, drain, scrub). The operations run inside
-// md; the command streams their progress to stderr and prints md's summary.
+// newPoolCommands are the admin subcommands for pools.
 func newPoolCommands() []*cobra.Command {
 	pool := &cobra.Command{Use: "pool add NAME LAYOUT | pool set DIR NAME", Short: "create pools and map directories to them"}
 	pool.AddCommand(
@@ -57,75 +54,7 @@ func newPoolCommands() []*cobra.Command {
 			return tw.Flush()
 		},
 	}
-	repair := &cobra.Command{
-		Use:   "repair",
-		Short: "read every file, rebuild missing/corrupt/unreachable replicas and shards (exit 1 if some stay degraded)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var rep wire.RepairReport
-			if err := adminOp(cmd, wire.PathAdminRepair, struct{}{}, &rep); err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
-				writeJSON(w, rep)
-			} else {
-				fmt.Fprintf(w, "files %d  healthy %d  repaired %d  failed %d  (%s)\n", rep.Files, rep.Healthy, rep.Repaired, rep.Failed, rep.Elapsed)
-				printProblems(w, rep.Problems)
-			}
-			if rep.Failed > 0 {
-				return &exitError{code: 1, err: fmt.Errorf("repair: %d files still degraded", rep.Failed)}
-			}
-			return nil
-		},
-	}
-	drain := &cobra.Command{
-		Use:   "drain SERVER",
-		Short: "move every replica and shard off SERVER while the system stays online, then mark it retired",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var rep wire.DrainReport
-			if err := adminOp(cmd, wire.PathAdminDrain, wire.DrainRequest{Server: args[0]}, &rep); err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
-				writeJSON(w, rep)
-			} else {
-				fmt.Fprintf(w, "server %s  moved %d  left %d  passes %d  state %s  (%s)\n", rep.Server, rep.Moved, rep.Left, rep.Passes, rep.State, rep.Elapsed)
-				printProblems(w, rep.Problems)
-			}
-			if rep.State != string(shoal.ServerRetired) {
-				return &exitError{code: 1, err: fmt.Errorf("drain: %s still holds %d files", rep.Server, rep.Left)}
-			}
-			return nil
-		},
-	}
-	scrub := &cobra.Command{
-		Use:   "scrub [--rate MB/s]",
-		Short: "read every replica and shard and verify its checksums at a bounded rate (exit 1 if problems)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			rate, _ := cmd.Flags().GetFloat64("rate")
-			var rep wire.ScrubReport
-			if err := adminOp(cmd, wire.PathAdminScrub, wire.ScrubRequest{RateMBps: rate}, &rep); err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
-				writeJSON(w, rep)
-			} else {
-				fmt.Fprintf(w, "files %d  replicas/shards %d  read %s  bad files %d  (%s)\n", rep.Files, rep.Replicas, humanBytes(rep.BytesRead), rep.Bad, rep.Elapsed)
-				printProblems(w, rep.Problems)
-			}
-			if rep.Bad > 0 {
-				return &exitError{code: 1, err: fmt.Errorf("scrub: %d files with problems (run shoal admin repair)", rep.Bad)}
-			}
-			return nil
-		},
-	}
-	scrub.Flags().Float64("rate", 50, "read at most this many MB/s (0: unbounded)")
-	return []*cobra.Command{pool, pools, repair, drain, scrub}
+	return []*cobra.Command{pool, pools}
 }
 
 // adminCall makes one signed admin call and fails on a non-2xx answer.
@@ -138,29 +67,4 @@ func adminCall(cmd *cobra.Command, path string, req, reply any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
-}
-
-// adminOp runs a long operation in md, streaming its progress to stderr
-// (unless --quiet). Interrupting the command stops the operation in md.
-func adminOp(cmd *cobra.Command, path string, req, reply any) error {
-	cl, err := adminClient(cmd)
-	if err != nil {
-		return err
-	}
-	quiet, _ := cmd.Flags().GetBool("quiet")
-	p := newProgress(quiet)
-	err = cl.Stream(cmd.Context(), path, req, p.line, reply)
-	p.end()
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
-func printProblems(w io.Writer, ps []wire.ProblemReplica) {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	for _, p := range ps {
-		fmt.Fprintf(tw, "%s\t%s\t%s\tshard %d\t%s\t%s\n", p.Path, p.Layout, p.Server, p.Shard, p.Problem, p.Action)
-	}
-	tw.Flush()
 }

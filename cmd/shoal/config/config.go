@@ -31,6 +31,7 @@ type Config struct {
 	Cache           CacheConfig   `mapstructure:"cache" doc:"caches in front of the catalog's read path"`
 	Disk            DiskConfig    `mapstructure:"disk" doc:"data server (shoal disk, shoal all)"`
 	GW              GWConfig      `mapstructure:"gw" doc:"gateway for ec:K+M files and replica:N writes (shoal gw; shoal all with gw.listen)"`
+	Jobs            JobsConfig    `mapstructure:"jobs" doc:"admin jobs (repair, drain, scrub, fsck): the runner beside each md (shoal md, shoal all)"`
 	Admin           AdminConfig   `mapstructure:"admin" doc:"shoal admin"`
 	Net             NetConfig     `mapstructure:"net" doc:"every listener (md public and internal, disk, gw): timeouts against slow and idle clients, connection caps"`
 }
@@ -114,6 +115,11 @@ type GWConfig struct {
 	Heartbeat  time.Duration `mapstructure:"heartbeat" doc:"interval between heartbeats to md"`
 }
 
+type JobsConfig struct {
+	Run   bool          `mapstructure:"run" doc:"run admin jobs in this process (off: this md only records and follows them; another md runs them)"`
+	Lease time.Duration `mapstructure:"lease" doc:"a job stays its runner's this long after the runner's last heartbeat (every lease/4, at most 1s): a job whose md died is taken over and resumed by another md this long after"`
+}
+
 type AdminConfig struct {
 	MD      string        `mapstructure:"md" doc:"md base URL admin commands talk to"`
 	Timeout time.Duration `mapstructure:"timeout" doc:"how long an admin command waits for an answer from md (long operations send progress every second: this bounds silence, not their length)"`
@@ -164,6 +170,7 @@ func Defaults() Config {
 			StripeSize: 1 * MiB,
 			Heartbeat:  5 * time.Second,
 		},
+		Jobs:  JobsConfig{Run: true, Lease: 30 * time.Second},
 		Admin: AdminConfig{MD: "http://127.0.0.1:8080", Timeout: 10 * time.Minute},
 		Net: NetConfig{
 			ReadHeaderTimeout: 20 * time.Second,
@@ -218,6 +225,7 @@ func (c *Config) Validate() error {
 		positive("net.idle_timeout", c.Net.IdleTimeout),
 		positive("net.read_idle_timeout", c.Net.ReadIdleTimeout),
 		positive("net.write_idle_timeout", c.Net.WriteIdleTimeout),
+		positive("jobs.lease", c.Jobs.Lease),
 		positive("gw.heartbeat", c.GW.Heartbeat),
 		hostPort("gw.listen", c.GW.Listen),
 		httpURL("gw.md", c.GW.MD),

@@ -1,4 +1,4 @@
-package md
+package jobs
 
 import (
 	"context"
@@ -9,22 +9,37 @@ import (
 	"shoal/wire"
 )
 
+// scrubState is what a scrub taken over resumes from: the files up to
+// Cursor are read, with what they gave.
+type scrubState struct {
+	Cursor string           `json:"cursor"`
+	Report wire.ScrubReport `json:"report"`
+}
+
 // Scrub reads every replica (checked against its adler32) and every EC
 // file (gw's Verify: each chunk's crc32c, the parity, the user sums) at
 // most rateMBps megabytes per second (0: unbounded), and reports what is
-// missing, unreachable or corrupt. tr (may be nil) follows it file by file.
-func (s *Server) Scrub(ctx context.Context, rateMBps float64, tr *Tracker) (wire.ScrubReport, error) {
-	start := time.Now()
+// missing, unreachable or corrupt. tr (may be nil) follows it file by file
+// and checkpoints where it is, so that a scrub taken over goes on after
+// the last file read.
+func Scrub(ctx context.Context, env Env, rateMBps float64, tr *Tracker) (wire.ScrubReport, error) {
+	env = env.withDefaults()
 	if tr == nil {
 		tr = NewTracker("scrub") // it counts the bytes read
 	}
-	rep := wire.ScrubReport{Problems: []wire.ProblemReplica{}, RateMBps: rateMBps}
+	var st scrubState
+	tr.Resume(&st)
+	rep := st.Report
+	rep.RateMBps = rateMBps
+	if rep.Problems == nil {
+		rep.Problems = []wire.ProblemReplica{}
+	}
 	lim := newRateLimit(rateMBps * 1e6)
-	paths, err := s.opFiles(ctx, "", tr)
+	paths, err := opFiles(ctx, env, "", tr)
 	if err != nil {
 		return rep, err
 	}
-	servers, err := s.serverInfo(ctx)
+	servers, err := serverInfo(ctx, env)
 	if err != nil {
 		return rep, err
 	}
@@ -37,38 +52,51 @@ func (s *Server) Scrub(ctx context.Context, rateMBps float64, tr *Tracker) (wire
 			break
 		}
 		tr.Done(1)
-		e, err := s.cat.Stat(ctx, path)
-		if err != nil || e.IsDir || len(e.Replicas) == 0 {
-			continue
+		if path <= st.Cursor {
+			continue // read before the takeover
 		}
-		rep.Files++
-		before := len(rep.Problems)
-		if e.Layout.Kind == shoal.LayoutEC {
-			rep.Problems = append(rep.Problems, s.scrubEC(ctx, servers, e, wrap)...)
-			rep.Replicas += len(e.Replicas)
-		} else {
-			for _, r := range e.Replicas {
-				rep.Replicas++
-				problem, n := checkReplica(ctx, s.storeOf(servers, r.Server), r, e.Size, lim)
-				tr.Read(n)
-				if problem != "" {
-					rep.Problems = append(rep.Problems, wire.ProblemReplica{Path: e.Path, Layout: e.Layout.String(),
-						Server: r.Server, Object: r.Object, Shard: r.Shard, Problem: problem})
+		e, err := env.Catalog.Stat(ctx, path)
+		if err == nil && !e.IsDir && len(e.Replicas) > 0 {
+			var probs []wire.ProblemReplica
+			replicas := 0
+			if e.Layout.Kind == shoal.LayoutEC {
+				probs, replicas = scrubEC(ctx, env, servers, e, wrap), len(e.Replicas)
+			} else {
+				for _, r := range e.Replicas {
+					replicas++
+					problem, n := checkReplica(ctx, storeOf(env, servers, r.Server), r, e.Size, lim)
+					tr.Read(n)
+					if problem != "" {
+						probs = append(probs, wire.ProblemReplica{Path: e.Path, Layout: e.Layout.String(),
+							Server: r.Server, Object: r.Object, Shard: r.Shard, Problem: problem})
+					}
 				}
 			}
+			if ctx.Err() != nil {
+				break // stopped midway through the file: what it found is not a finding
+			}
+			rep.Files++
+			rep.Replicas += replicas
+			if len(probs) > 0 {
+				rep.Bad++
+				rep.Problems = append(rep.Problems, probs...)
+				tr.Problem(len(probs))
+			}
 		}
-		if len(rep.Problems) > before {
-			rep.Bad++
-			tr.Problem(len(rep.Problems) - before)
-		}
+		cp := scrubState{Cursor: path, Report: rep}
+		var cut int
+		cp.Report.Problems, cut = capProblems(rep.Problems)
+		cp.Report.ProblemsOmitted += cut
+		cp.Report.BytesRead = tr.Snapshot().Bytes
+		tr.Checkpoint(&cp, false)
 	}
 	rep.BytesRead = tr.Snapshot().Bytes
-	rep.Elapsed = time.Since(start).Round(time.Millisecond).String()
+	rep.Elapsed = tr.Elapsed().Round(time.Millisecond).String()
 	return rep, ctx.Err()
 }
 
-func (s *Server) scrubEC(ctx context.Context, servers map[string]shoal.Server, e *shoal.Entry, wrap func(shoal.BlobStore) shoal.BlobStore) []wire.ProblemReplica {
-	st, ids, object, err := s.ecStore(servers, e, wrap)
+func scrubEC(ctx context.Context, env Env, servers map[string]shoal.Server, e *shoal.Entry, wrap func(shoal.BlobStore) shoal.BlobStore) []wire.ProblemReplica {
+	st, ids, object, err := ecStore(env, servers, e, wrap)
 	if err != nil {
 		return []wire.ProblemReplica{{Path: e.Path, Layout: e.Layout.String(), Shard: -1, Problem: shoal.Reason(err)}}
 	}

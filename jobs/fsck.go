@@ -1,4 +1,4 @@
-package md
+package jobs
 
 import (
 	"context"
@@ -14,8 +14,10 @@ import (
 // (store(server).Walk). Pending uploads' objects are not orphans. Objects
 // listed after the catalog walk started may show as orphans if their
 // upload committed meanwhile: run it twice before deleting anything. tr
-// (may be nil) follows it server by server.
-func Fsck(ctx context.Context, cat shoal.Catalog, store func(shoal.Server) shoal.BlobStore, tr *Tracker) (wire.FsckReport, error) {
+// (may be nil) follows it server by server; a fsck taken over starts
+// again.
+func Fsck(ctx context.Context, env Env, tr *Tracker) (wire.FsckReport, error) {
+	cat, store := env.Catalog, env.Store
 	rep := wire.FsckReport{Orphans: []wire.FsckObject{}, Missing: []wire.FsckObject{}, Unreachable: []wire.FsckUnreached{}}
 	servers, err := cat.Servers(ctx)
 	if err != nil {

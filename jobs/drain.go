@@ -1,4 +1,4 @@
-package md
+package jobs
 
 import (
 	"context"
@@ -12,16 +12,29 @@ import (
 	"shoal/wire"
 )
 
+// drainState is what a drain taken over carries on with: it starts its
+// passes again (moving what is left is naturally idempotent), counting on
+// from where the last run was.
+type drainState struct {
+	Moved, Passes, Retried int
+}
+
 // drainIdle is the pause between passes while only uploads begun before
 // the drain are still pending on the server.
 const drainIdle = 200 * time.Millisecond
+
+// drainCheckpoint is what a takeover counts on from: the pass under way
+// is done again.
+func drainCheckpoint(rep *wire.DrainReport) drainState {
+	return drainState{Moved: rep.Moved, Passes: rep.Passes - 1, Retried: rep.Retried}
+}
 
 // drainStalledPasses is how many passes in a row may move nothing before
 // Drain gives up and reports.
 const drainStalledPasses = 5
 
-// drainSettle is the margin past placementRefresh after which no md can
-// still place a new upload on a server marked draining.
+// drainSettle is the margin past Env.PlacementStale after which no md
+// can still place a new upload on a server marked draining.
 const drainSettle = 500 * time.Millisecond
 
 // Drain marks the server draining (no new writes; reads go on), moves
@@ -31,39 +44,42 @@ const drainSettle = 500 * time.Millisecond
 // and, once nothing is left (uploads begun before the drain included),
 // marks it retired. The server's garbage loop then empties its disks. tr
 // (may be nil) follows it pass by pass.
-func (s *Server) Drain(ctx context.Context, id string, tr *Tracker) (wire.DrainReport, error) {
-	start := time.Now()
-	rep := wire.DrainReport{Server: id, Problems: []wire.ProblemReplica{}, State: string(shoal.ServerDraining)}
-	servers, err := s.serverInfo(ctx)
+func Drain(ctx context.Context, env Env, id string, tr *Tracker) (wire.DrainReport, error) {
+	env = env.withDefaults()
+	var st drainState
+	tr.Resume(&st)
+	rep := wire.DrainReport{Server: id, Problems: []wire.ProblemReplica{}, State: string(shoal.ServerDraining),
+		Moved: st.Moved, Passes: st.Passes, Retried: st.Retried}
+	servers, err := serverInfo(ctx, env)
 	if err != nil {
 		return rep, err
 	}
 	sv, ok := servers[id]
 	if !ok {
-		return rep, shoal.Errorf("md.drain", shoal.KindNotFound, "no server %q", id)
+		return rep, shoal.Errorf("jobs.drain", shoal.KindNotFound, "no server %q", id)
 	}
 	if sv.Pool == shoal.GatewayPool {
-		return rep, shoal.Errorf("md.drain", shoal.KindInvalid, "%s is a gw: it holds no data", id)
+		return rep, shoal.Errorf("jobs.drain", shoal.KindInvalid, "%s is a gw: it holds no data", id)
 	}
 	if sv.State != shoal.ServerRetired {
-		if err := s.cat.SetServerState(ctx, id, shoal.ServerDraining); err != nil {
+		if err := env.Catalog.SetServerState(ctx, id, shoal.ServerDraining); err != nil {
 			return rep, err
 		}
 	}
-	s.placement.invalidate()
 	marked := time.Now()
 	stalled := 0
 	for ctx.Err() == nil {
 		rep.Passes++
 		tr.Phase(fmt.Sprintf("pass %d: listing what %s holds", rep.Passes, id), "replicas", 0)
-		servers, err := s.serverInfo(ctx)
+		tr.Checkpoint(drainCheckpoint(&rep), true)
+		servers, err := serverInfo(ctx, env)
 		if err != nil {
 			return rep, err
 		}
 		rows, pending := 0, 0
 		var paths []string
 		seen := map[string]bool{}
-		err = s.cat.WalkReplicas(ctx, id, func(path string, _ shoal.Replica) error {
+		err = env.Catalog.WalkReplicas(ctx, id, func(path string, _ shoal.Replica) error {
 			if path == "" {
 				pending++
 			} else if !seen[path] {
@@ -83,14 +99,13 @@ func (s *Server) Drain(ctx context.Context, id string, tr *Tracker) (wire.DrainR
 			// placement lists refresh: until then they may still begin
 			// uploads on this server, which must be waited for, not missed.
 			tr.Phase("waiting for every md to stop placing uploads on "+id, "", 0)
-			if wait := placementRefresh + drainSettle - time.Since(marked); wait > 0 {
+			if wait := env.PlacementStale + drainSettle - time.Since(marked); wait > 0 {
 				sleep(ctx, wait)
 				continue
 			}
-			if err := s.cat.SetServerState(ctx, id, shoal.ServerRetired); err != nil {
+			if err := env.Catalog.SetServerState(ctx, id, shoal.ServerRetired); err != nil {
 				return rep, err
 			}
-			s.placement.invalidate()
 			rep.State = string(shoal.ServerRetired)
 			tr.Problem(-len(rep.Problems))
 			rep.Problems = rep.Problems[:0] // a later pass did what earlier ones could not
@@ -113,7 +128,7 @@ func (s *Server) Drain(ctx context.Context, id string, tr *Tracker) (wire.DrainR
 				break
 			}
 			tr.Done(1)
-			e, err := s.cat.Stat(ctx, path)
+			e, err := env.Catalog.Stat(ctx, path)
 			if err != nil || e.IsDir {
 				continue
 			}
@@ -121,13 +136,14 @@ func (s *Server) Drain(ctx context.Context, id string, tr *Tracker) (wire.DrainR
 				if r.Server != id {
 					continue
 				}
-				if err := s.moveOff(ctx, servers, e, r); err != nil {
+				if err := moveOff(ctx, env, servers, e, r); err != nil {
 					rep.Problems = append(rep.Problems, wire.ProblemReplica{Path: e.Path, Layout: e.Layout.String(), Server: id,
 						Object: r.Object, Shard: r.Shard, Problem: "move failed", Action: shoal.Reason(err)})
 					tr.Problem(1)
 					continue
 				}
 				rep.Moved++
+				tr.Checkpoint(drainCheckpoint(&rep), false)
 			}
 		}
 		if len(rep.Problems) > 0 && len(rep.Problems) >= rows {
@@ -142,7 +158,7 @@ func (s *Server) Drain(ctx context.Context, id string, tr *Tracker) (wire.DrainR
 		}
 		stalled = 0
 	}
-	rep.Elapsed = time.Since(start).Round(time.Millisecond).String()
+	rep.Elapsed = tr.Elapsed().Round(time.Millisecond).String()
 	return rep, ctx.Err()
 }
 
@@ -150,12 +166,12 @@ func (s *Server) Drain(ctx context.Context, id string, tr *Tracker) (wire.DrainR
 // a raw copy of the object from the draining server, or, if it cannot be
 // read, from another replica (replica layouts) or rebuilt from the other
 // shards (EC).
-func (s *Server) moveOff(ctx context.Context, servers map[string]shoal.Server, e *shoal.Entry, r shoal.Replica) error {
-	target := s.pickTarget(servers, poolOf(servers, e), e, nil)
+func moveOff(ctx context.Context, env Env, servers map[string]shoal.Server, e *shoal.Entry, r shoal.Replica) error {
+	target := pickTarget(env, servers, poolOf(servers, e), e, nil)
 	if target == "" {
-		return shoal.Errorf("md.drain", shoal.KindInsufficient, "no live active server of pool %s holds nothing of %s", poolOf(servers, e), e.Path)
+		return shoal.Errorf("jobs.drain", shoal.KindInsufficient, "no live active server of pool %s holds nothing of %s", poolOf(servers, e), e.Path)
 	}
-	err := s.moveReplica(ctx, servers, e.Path, s.storeOf(servers, r.Server), r, target)
+	err := moveReplica(ctx, env, servers, e.Path, storeOf(env, servers, r.Server), r, target)
 	if err == nil || rowGone(err) {
 		return nil // moved, or the file changed meanwhile: the next pass sees what is there now
 	}
@@ -164,17 +180,17 @@ func (s *Server) moveOff(ctx context.Context, servers map[string]shoal.Server, e
 			if o.Server == r.Server {
 				continue
 			}
-			if err = s.moveReplica(ctx, servers, e.Path, s.storeOf(servers, o.Server), r, target); err == nil {
+			if err = moveReplica(ctx, env, servers, e.Path, storeOf(env, servers, o.Server), r, target); err == nil {
 				return nil
 			}
 		}
 		return err
 	}
-	st, _, object, err := s.ecStore(servers, e, nil)
+	st, _, object, err := ecStore(env, servers, e, nil)
 	if err != nil {
 		return err
 	}
-	dst := s.storeOf(servers, target)
+	dst := storeOf(env, servers, target)
 	rr, err := ec.Repair(ctx, st, object, map[int]shoal.BlobStore{r.Shard: dst})
 	if err != nil {
 		return err
@@ -182,14 +198,14 @@ func (s *Server) moveOff(ctx context.Context, servers map[string]shoal.Server, e
 	for _, rb := range rr.Rebuilt {
 		if rb.Index == r.Shard && !rb.InPlace {
 			nw := shoal.Replica{Server: target, Object: object, Shard: r.Shard, Size: rb.Size, Sum: rb.Adler32}
-			if err := s.replaceReplica(ctx, e.Path, r, nw); err != nil {
+			if err := replaceReplica(ctx, env, e.Path, r, nw); err != nil {
 				dst.Remove(context.WithoutCancel(ctx), object)
 				return err
 			}
 			return nil
 		}
 	}
-	return shoal.Errorf("md.drain", shoal.KindUnavailable, "shard %d of %s could not be rebuilt", r.Shard, e.Path)
+	return shoal.Errorf("jobs.drain", shoal.KindUnavailable, "shard %d of %s could not be rebuilt", r.Shard, e.Path)
 }
 
 // rowGone reports a ReplaceReplica that found the file or its replica
@@ -197,13 +213,4 @@ func (s *Server) moveOff(ctx context.Context, servers map[string]shoal.Server, e
 func rowGone(err error) bool {
 	var se *shoal.Error
 	return errors.As(err, &se) && strings.HasSuffix(se.Op, "ReplaceReplica") && se.Kind == shoal.KindNotFound
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }

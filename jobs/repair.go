@@ -1,4 +1,4 @@
-package md
+package jobs
 
 import (
 	"context"
@@ -10,20 +10,33 @@ import (
 	"shoal/wire"
 )
 
+// repairState is what a repair taken over resumes from: the files up to
+// Cursor (in opFiles order) are done, with what they gave.
+type repairState struct {
+	Cursor string            `json:"cursor"`
+	Report wire.RepairReport `json:"report"`
+}
+
 // Repair checks every file (each replica read whole against its adler32;
 // each EC file with gw's Verify) and rebuilds what is missing, corrupt or
 // unreachable: onto another live server of the pool when the old one is
 // unreachable or not active (the catalog row moves there atomically and
 // the old object goes to the garbage queue), in place otherwise. tr (may
-// be nil) follows it file by file.
-func (s *Server) Repair(ctx context.Context, tr *Tracker) (wire.RepairReport, error) {
-	start := time.Now()
-	rep := wire.RepairReport{Problems: []wire.ProblemReplica{}}
-	paths, err := s.opFiles(ctx, "", tr)
+// be nil) follows it file by file and checkpoints where it is, so that a
+// repair taken over goes on after the last file done.
+func Repair(ctx context.Context, env Env, tr *Tracker) (wire.RepairReport, error) {
+	env = env.withDefaults()
+	var st repairState
+	tr.Resume(&st)
+	rep := st.Report
+	if rep.Problems == nil {
+		rep.Problems = []wire.ProblemReplica{}
+	}
+	paths, err := opFiles(ctx, env, "", tr)
 	if err != nil {
 		return rep, err
 	}
-	servers, err := s.serverInfo(ctx)
+	servers, err := serverInfo(ctx, env)
 	if err != nil {
 		return rep, err
 	}
@@ -33,51 +46,47 @@ func (s *Server) Repair(ctx context.Context, tr *Tracker) (wire.RepairReport, er
 			break
 		}
 		tr.Done(1)
-		e, err := s.cat.Stat(ctx, path)
-		if err != nil || e.IsDir || len(e.Replicas) == 0 {
-			continue // gone or changed since the walk
+		if path <= st.Cursor {
+			continue // done before the takeover
 		}
-		rep.Files++
-		var probs []wire.ProblemReplica
-		var ok bool
-		if e.Layout.Kind == shoal.LayoutEC {
-			probs, ok = s.repairEC(ctx, servers, e)
-		} else {
-			probs, ok = s.repairReplicas(ctx, servers, e)
-		}
-		switch {
-		case len(probs) == 0:
-			rep.Healthy++
-		case ok:
-			rep.Repaired++
-		default:
-			rep.Failed++
-		}
-		rep.Problems = append(rep.Problems, probs...)
-		tr.Problem(len(probs))
+		if e, err := env.Catalog.Stat(ctx, path); err == nil && !e.IsDir && len(e.Replicas) > 0 {
+			rep.Files++
+			var probs []wire.ProblemReplica
+			var ok bool
+			if e.Layout.Kind == shoal.LayoutEC {
+				probs, ok = repairEC(ctx, env, servers, e)
+			} else {
+				probs, ok = repairReplicas(ctx, env, servers, e)
+			}
+			switch {
+			case len(probs) == 0:
+				rep.Healthy++
+			case ok:
+				rep.Repaired++
+			default:
+				rep.Failed++
+			}
+			rep.Problems = append(rep.Problems, probs...)
+			tr.Problem(len(probs))
+		} // else gone or changed since the walk
+		cp := repairState{Cursor: path, Report: rep}
+		var cut int
+		cp.Report.Problems, cut = capProblems(rep.Problems)
+		cp.Report.ProblemsOmitted += cut
+		tr.Checkpoint(&cp, false)
 	}
-	rep.Elapsed = time.Since(start).Round(time.Millisecond).String()
+	rep.Elapsed = tr.Elapsed().Round(time.Millisecond).String()
 	return rep, ctx.Err()
-}
-
-// poolOf is the pool of a file: that of the servers holding it.
-func poolOf(servers map[string]shoal.Server, e *shoal.Entry) string {
-	for _, r := range e.Replicas {
-		if sv, ok := servers[r.Server]; ok && sv.Pool != "" {
-			return sv.Pool
-		}
-	}
-	return shoal.DefaultPool
 }
 
 // repairReplicas checks each copy and replaces the bad ones from a good
 // one. ok is false if a bad copy remains.
-func (s *Server) repairReplicas(ctx context.Context, servers map[string]shoal.Server, e *shoal.Entry) ([]wire.ProblemReplica, bool) {
+func repairReplicas(ctx context.Context, env Env, servers map[string]shoal.Server, e *shoal.Entry) ([]wire.ProblemReplica, bool) {
 	var good []shoal.Replica
 	var probs []wire.ProblemReplica
 	var bad []int
 	for _, r := range e.Replicas {
-		problem, _ := checkReplica(ctx, s.storeOf(servers, r.Server), r, e.Size, nil)
+		problem, _ := checkReplica(ctx, storeOf(env, servers, r.Server), r, e.Size, nil)
 		if problem == "" {
 			good = append(good, r)
 			continue
@@ -95,7 +104,7 @@ func (s *Server) repairReplicas(ctx context.Context, servers map[string]shoal.Se
 		return probs, false
 	}
 	ok := true
-	src := s.storeOf(servers, good[0].Server)
+	src := storeOf(env, servers, good[0].Server)
 	avoid := map[string]bool{}
 	for _, i := range bad {
 		p := &probs[i]
@@ -105,9 +114,9 @@ func (s *Server) repairReplicas(ctx context.Context, servers map[string]shoal.Se
 				old = r
 			}
 		}
-		if target := s.pickTarget(servers, poolOf(servers, e), e, avoid); target != "" {
+		if target := pickTarget(env, servers, poolOf(servers, e), e, avoid); target != "" {
 			avoid[target] = true
-			if err := s.moveReplica(ctx, servers, e.Path, src, old, target); err != nil {
+			if err := moveReplica(ctx, env, servers, e.Path, src, old, target); err != nil {
 				p.Action, ok = "failed: "+shoal.Reason(err), false
 			} else {
 				p.Action = "copied to " + target
@@ -115,7 +124,7 @@ func (s *Server) repairReplicas(ctx context.Context, servers map[string]shoal.Se
 			continue
 		}
 		// No other server: rewrite in place if the old one answers.
-		dst := s.storeOf(servers, p.Server)
+		dst := storeOf(env, servers, p.Server)
 		if err := dst.Remove(ctx, p.Object); err != nil {
 			p.Action, ok = "failed: no other server and "+shoal.Reason(err), false
 			continue
@@ -131,33 +140,33 @@ func (s *Server) repairReplicas(ctx context.Context, servers map[string]shoal.Se
 
 // moveReplica copies old's object from src to target and points the
 // catalog row there; the new copy is removed if the catalog refuses.
-func (s *Server) moveReplica(ctx context.Context, servers map[string]shoal.Server, path string, src shoal.BlobStore, old shoal.Replica, target string) error {
-	dst := s.storeOf(servers, target)
+func moveReplica(ctx context.Context, env Env, servers map[string]shoal.Server, path string, src shoal.BlobStore, old shoal.Replica, target string) error {
+	dst := storeOf(env, servers, target)
 	info, sums, err := copyObject(ctx, src, dst, old.Object, old.Sum)
 	if err != nil {
 		return err
 	}
 	nw := shoal.Replica{Server: target, Object: old.Object, Shard: old.Shard, Size: info.Size, Sum: sums.Adler32}
-	if err := s.replaceReplica(ctx, path, old, nw); err != nil {
+	if err := replaceReplica(ctx, env, path, old, nw); err != nil {
 		dst.Remove(context.WithoutCancel(ctx), old.Object)
 		return err
 	}
 	return nil
 }
 
-func (s *Server) replaceReplica(ctx context.Context, path string, old, nw shoal.Replica) error {
-	return s.cat.ReplaceReplica(ctx, path, old, nw, time.Now().Add(s.opts.URLTTL))
+func replaceReplica(ctx context.Context, env Env, path string, old, nw shoal.Replica) error {
+	return env.Catalog.ReplaceReplica(ctx, path, old, nw, time.Now().Add(env.Grace))
 }
 
 // ecStore is gw's Store over an EC file's shard servers, in shard order.
-func (s *Server) ecStore(servers map[string]shoal.Server, e *shoal.Entry, wrap func(shoal.BlobStore) shoal.BlobStore) (*ec.Store, []string, string, error) {
-	ids, object, err := shardServers(e)
+func ecStore(env Env, servers map[string]shoal.Server, e *shoal.Entry, wrap func(shoal.BlobStore) shoal.BlobStore) (*ec.Store, []string, string, error) {
+	ids, object, err := e.ShardServers()
 	if err != nil {
 		return nil, nil, "", err
 	}
 	stores := make([]shoal.BlobStore, len(ids))
 	for i, id := range ids {
-		stores[i] = s.storeOf(servers, id)
+		stores[i] = storeOf(env, servers, id)
 		if wrap != nil {
 			stores[i] = wrap(stores[i])
 		}
@@ -169,8 +178,8 @@ func (s *Server) ecStore(servers map[string]shoal.Server, e *shoal.Entry, wrap f
 // repairEC verifies an EC file and rebuilds its bad shards: onto another
 // server when the shard's server is unreachable or not active, in place
 // otherwise.
-func (s *Server) repairEC(ctx context.Context, servers map[string]shoal.Server, e *shoal.Entry) ([]wire.ProblemReplica, bool) {
-	st, ids, object, err := s.ecStore(servers, e, nil)
+func repairEC(ctx context.Context, env Env, servers map[string]shoal.Server, e *shoal.Entry) ([]wire.ProblemReplica, bool) {
+	st, ids, object, err := ecStore(env, servers, e, nil)
 	if err != nil {
 		return []wire.ProblemReplica{{Path: e.Path, Layout: e.Layout.String(), Problem: shoal.Reason(err), Action: "none"}}, false
 	}
@@ -195,10 +204,10 @@ func (s *Server) repairEC(ctx context.Context, servers map[string]shoal.Server, 
 			p.Problem += ": " + sr.Err
 		}
 		probs[i] = p
-		if sv, known := servers[ids[i]]; sr.State == ec.ShardUnreachable || !known || !s.usable(sv, now) {
-			if t := s.pickTarget(servers, poolOf(servers, e), e, avoid); t != "" {
+		if sv, known := servers[ids[i]]; sr.State == ec.ShardUnreachable || !known || !usable(env, sv, now) {
+			if t := pickTarget(env, servers, poolOf(servers, e), e, avoid); t != "" {
 				avoid[t] = true
-				targets[i], targetID[i] = s.storeOf(servers, t), t
+				targets[i], targetID[i] = storeOf(env, servers, t), t
 			}
 		}
 	}
@@ -219,7 +228,7 @@ func (s *Server) repairEC(ctx context.Context, servers map[string]shoal.Server, 
 			t := targetID[rb.Index]
 			old := shoal.Replica{Server: ids[rb.Index], Object: object, Shard: rb.Index}
 			nw := shoal.Replica{Server: t, Object: object, Shard: rb.Index, Size: rb.Size, Sum: rb.Adler32}
-			if err := s.replaceReplica(ctx, e.Path, old, nw); err != nil {
+			if err := replaceReplica(ctx, env, e.Path, old, nw); err != nil {
 				targets[rb.Index].Remove(context.WithoutCancel(ctx), object)
 				p.Action, ok = "rebuilt on "+t+" but not recorded: "+shoal.Reason(err), false
 				continue

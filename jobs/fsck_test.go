@@ -1,4 +1,4 @@
-package md
+package jobs_test
 
 import (
 	"bytes"
@@ -9,40 +9,45 @@ import (
 	"testing"
 
 	"shoal"
+	"shoal/diskserver"
 	"shoal/diskserver/remote"
+	"shoal/internal/testsystem"
+	"shoal/jobs"
 	"shoal/wire"
 )
 
+// TestFsck: fsck through md (a job) and called directly finds an orphan
+// (an object no entry names) and a missing replica, skips the gw, and
+// reports a server it cannot list as unreachable.
 func TestFsck(t *testing.T) {
-	e := newEnv(t, DataProxy)
+	c := testsystem.New(t)
+	ids := c.AddDisks("default", 1)
 	ctx := context.Background()
-	e.put("/a", bytes.Repeat([]byte("a"), 10000)).want(t, "PUT", 201, "")
-	e.put("/b", bytes.Repeat([]byte("b"), 10000)).want(t, "PUT", 201, "")
-	e.put("/inline", []byte("i")).want(t, "PUT", 201, "")
-
+	for path, data := range map[string][]byte{"/a": bytes.Repeat([]byte("a"), 10000), "/b": bytes.Repeat([]byte("b"), 10000), "/inline": []byte("i")} {
+		if st, body := c.Do("PUT", c.PURL, path, nil, data); st != 201 {
+			t.Fatalf("PUT %s: %d %s", path, st, body)
+		}
+	}
 	admin := func() wire.FsckReport {
 		var rep wire.FsckReport
-		if _, err := wire.NewClient(e.url, e.keys).Call(wire.PathAdminFsck, struct{}{}, &rep); err != nil {
-			t.Fatal(err)
-		}
+		c.Admin(wire.PathAdminFsck, struct{}{}, &rep)
 		return rep
 	}
 	if rep := admin(); !rep.OK || rep.Replicas != 2 || rep.Objects != 2 || rep.Servers != 1 {
 		t.Fatalf("clean system: %+v", rep)
 	}
 
-	// An orphan (an object no entry names) and a missing replica.
-	if _, _, err := e.ds.Store().Create(ctx, "0123abcd", strings.NewReader("orphan")); err != nil {
-		t.Fatal(err)
-	}
-	b, err := e.db.Stat(ctx, "/b")
+	disk, err := diskserver.NewStore([]string{c.Disks[ids[0]].Dir}, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.ds.Store().Remove(ctx, b.Replicas[0].Object); err != nil {
+	if _, _, err := disk.Create(ctx, "0123abcd", strings.NewReader("orphan")); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Fsck(ctx, e.db, e.md.opts.Store, nil)
+	if err := disk.Remove(ctx, c.Entry("/b").Replicas[0].Object); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := jobs.Fsck(ctx, c.Env(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,15 +65,10 @@ func TestFsck(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	dead := "http://" + ln.Addr().String()
 	ln.Close()
-	rep, err = Fsck(ctx, e.db, func(shoal.Server) shoal.BlobStore { return remote.New(dead, e.keys) }, nil)
+	env := c.Env()
+	env.Store = func(shoal.Server) shoal.BlobStore { return remote.New(dead, c.Keys) }
+	rep, err = jobs.Fsck(ctx, env, nil)
 	if err != nil || rep.OK || len(rep.Unreachable) != 1 {
 		t.Errorf("unreachable: %+v %v", rep, err)
-	}
-
-	// Unsigned admin calls are refused.
-	e.do("POST", wire.PathAdminFsck, nil, []byte("{}")).want(t, "unsigned fsck", 403, "")
-	var servers []shoal.Server
-	if _, err := wire.NewClient(e.url, e.keys).Call(wire.PathAdminServers, struct{}{}, &servers); err != nil || len(servers) != 1 || servers[0].ID != "ds1" {
-		t.Errorf("admin servers: %+v %v", servers, err)
 	}
 }

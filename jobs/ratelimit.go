@@ -1,4 +1,4 @@
-package md
+package jobs
 
 import (
 	"context"
@@ -47,7 +47,7 @@ func (l *rateLimit) wait(ctx context.Context, n int) error {
 	case <-t.C:
 		return nil
 	case <-ctx.Done():
-		return shoal.E("md.scrub", shoal.KindTimeout, ctx.Err())
+		return shoal.E("jobs.scrub", shoal.KindTimeout, ctx.Err())
 	}
 }
 
