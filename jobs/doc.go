@@ -5,8 +5,8 @@
 // that progress by another runner when theirs dies, stopped by a cancel.
 //
 // It reaches data servers through shoal.BlobStore and runs the
-// erasure-coding engine (gw) itself, which is why this work lives here and
-// not in md: md only records jobs and follows them, and must import
-// neither this package nor gw nor diskserver. cmd/shoal starts a Runner
-// beside each md.
+// erasure-coding engine (ec) itself, which is why this work lives here and
+// not in md: md only records jobs and follows them, and imports neither
+// this package nor ec, gw or diskserver. cmd/shoal starts a Runner beside
+// each md. jobs must not import md (md's tests run jobs' runners).
 package jobs

@@ -18,7 +18,7 @@ type repairState struct {
 }
 
 // Repair checks every file (each replica read whole against its adler32;
-// each EC file with gw's Verify) and rebuilds what is missing, corrupt or
+// each EC file with ec's Verify) and rebuilds what is missing, corrupt or
 // unreachable: onto another live server of the pool when the old one is
 // unreachable or not active (the catalog row moves there atomically and
 // the old object goes to the garbage queue), in place otherwise. tr (may
@@ -158,7 +158,7 @@ func replaceReplica(ctx context.Context, env Env, path string, old, nw shoal.Rep
 	return env.Catalog.ReplaceReplica(ctx, path, old, nw, time.Now().Add(env.Grace))
 }
 
-// ecStore is gw's Store over an EC file's shard servers, in shard order.
+// ecStore is ec's Store over an EC file's shard servers, in shard order.
 func ecStore(env Env, servers map[string]shoal.Server, e *shoal.Entry, wrap func(shoal.BlobStore) shoal.BlobStore) (*ec.Store, []string, string, error) {
 	ids, object, err := e.ShardServers()
 	if err != nil {

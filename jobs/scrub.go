@@ -17,7 +17,7 @@ type scrubState struct {
 }
 
 // Scrub reads every replica (checked against its adler32) and every EC
-// file (gw's Verify: each chunk's crc32c, the parity, the user sums) at
+// file (ec's Verify: each chunk's crc32c, the parity, the user sums) at
 // most rateMBps megabytes per second (0: unbounded), and reports what is
 // missing, unreachable or corrupt. tr (may be nil) follows it file by file
 // and checkpoints where it is, so that a scrub taken over goes on after
