@@ -12,7 +12,7 @@ GOFLAGS_B := -trimpath -buildvcs=false -ldflags '$(LDFLAGS)'
 # Whole suite must finish well within this; single tests bound themselves.
 TEST_TIMEOUT ?= 20m
 # Packages with concurrency, run again under the race detector (those present).
-RACE_PKGS := $(foreach p,cache md diskserver catalog auth tlsconf,$(if $(wildcard $(p)/*.go),./$(p)/...))
+RACE_PKGS := $(foreach p,cache md diskserver catalog auth tlsconf jobs,$(if $(wildcard $(p)/*.go),./$(p)/...))
 
 RUN_DATA   ?= ./run-data
 RUN_LISTEN ?= 127.0.0.1:8080
