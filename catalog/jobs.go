@@ -196,6 +196,20 @@ func (db *DB) ClaimJob(ctx context.Context, owner string, now time.Time, lease t
 		return nil, shoal.Errorf(op, shoal.KindInvalid, "a claim needs an owner")
 	}
 	ns := now.UnixNano()
+	// Idle runners ask every second or so: a read on the read pool, so
+	// that asking does not take the writer (SQLite's one connection).
+	rows, err := db.query(ctx, `SELECT id FROM jobs WHERE `+claimable+` LIMIT 1`, ns)
+	if err != nil {
+		return nil, db.fail(op, "", err)
+	}
+	some := rows.Next()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, db.fail(op, "", err)
+	}
+	if !some {
+		return nil, shoal.Errorf(op, shoal.KindNotFound, "no job to run")
+	}
 	for {
 		var out *shoal.Job
 		lost := false

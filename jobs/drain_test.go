@@ -67,7 +67,7 @@ func TestDrainUnderLoad(t *testing.T) {
 				p := fmt.Sprintf("/d/f%02d", i%12)
 				base := []string{c.RURL, c.PURL}[(i+w)%2]
 				if st, got := c.Do("GET", base, p, nil, nil); st != 200 || string(got) != string(want[p]) {
-					fails(fmt.Sprintf("GET %s via %s: %d", p, base, st))
+					fails(fmt.Sprintf("GET %s via %s: %d %.200s", p, base, st, got))
 				}
 			}
 		})

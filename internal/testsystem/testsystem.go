@@ -60,7 +60,7 @@ const (
 	// Lease is the runners' job lease.
 	Lease = 2 * time.Second
 	// JobInterval is the runners' heartbeat and polling interval.
-	JobInterval = 50 * time.Millisecond
+	JobInterval = 200 * time.Millisecond
 	// PlacementRefresh is md's, with a margin: after a change of the
 	// server table, md places by it within this.
 	PlacementRefresh = md.PlacementRefresh + 50*time.Millisecond
