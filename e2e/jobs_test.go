@@ -16,8 +16,9 @@ import (
 )
 
 // TestJobsAcrossMD: two `shoal md` processes over one MariaDB catalog
-// and one data server. A scrub (rate-bounded, so it lasts) started
-// through md A with --detach is listed through md B; the md whose runner
+// and one data server. A repair started through md A with --detach is
+// listed and followed to its end through md B. A scrub (rate-bounded, so
+// it lasts) started through md A is listed through md B; the md whose runner
 // holds it is killed with SIGKILL mid-way, and the other md's runner
 // takes it over once the lease (jobs.lease 2s) lapses and finishes it,
 // while `shoal admin job follow` through the survivor keeps streaming
@@ -59,7 +60,20 @@ func TestJobsAcrossMD(t *testing.T) {
 		return j
 	}
 
-	out, code := admin(mds[0], "scrub", "--rate", "0.05", "--detach")
+	// A repair started through A is listed and followed through B.
+	out, code := admin(mds[0], "repair", "--detach")
+	rid := strings.TrimSpace(out)
+	if _, err := strconv.ParseInt(rid, 10, 64); code != 0 || err != nil {
+		t.Fatalf("repair --detach: exit %d, want a job id:\n%s", code, out)
+	}
+	if out, code := admin(mds[1], "jobs"); code != 0 || !strings.Contains(out, "\n"+rid+" ") || !strings.Contains(out, "repair") {
+		t.Fatalf("jobs through md B: exit %d, no repair job %s:\n%s", code, rid, out)
+	}
+	if out, code := admin(mds[1], "job", "follow", rid); code != 0 || !strings.Contains(out, fmt.Sprintf("files %d  healthy %d  repaired 0  failed 0", files, files)) {
+		t.Fatalf("job follow %s through md B: exit %d:\n%s", rid, code, out)
+	}
+
+	out, code = admin(mds[0], "scrub", "--rate", "0.05", "--detach")
 	id := strings.TrimSpace(out)
 	if _, err := strconv.ParseInt(id, 10, 64); code != 0 || err != nil {
 		t.Fatalf("scrub --detach: exit %d, want a job id:\n%s", code, out)
