@@ -1,0 +1,60 @@
+// Package archtest holds the test that keeps the package layout's rules:
+// what each layer may import (README "Architecture"). It has no code.
+package archtest
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// rules: a package (with "/...": and its subpackages) must not depend,
+// directly or not, on any of the listed ones ("/...": that package and
+// its subpackages; else that package alone).
+var rules = []struct {
+	pkg   string
+	never []string
+}{
+	{"shoal", []string{"shoal/..."}}, // the vocabulary imports no project package
+	{"shoal/sign", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/...", "shoal/wire/...", "shoal/auth/...", "shoal/cmd/..."}},
+	{"shoal/md/...", []string{"shoal/gw/...", "shoal/ec/...", "shoal/diskserver/...", "shoal/jobs/...", "shoal/catalog/...", "shoal/cmd/..."}},
+	{"shoal/catalog/...", []string{"shoal/md/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/..."}},
+	{"shoal/cache/...", []string{"shoal/md/...", "shoal/catalog", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/..."}},
+	{"shoal/ec/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/diskserver/...",
+		"github.com/valyala/fasthttp", "net/http"}},
+	{"shoal/gw/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/diskserver"}},
+	{"shoal/diskserver/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/..."}},
+	{"shoal/wire/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/..."}},
+	{"shoal/jobs/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw", "shoal/diskserver"}},
+	{"shoal/auth/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/..."}},
+}
+
+// matches reports whether package p is named by pattern (see rules).
+func matches(p, pattern string) bool {
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return p == base || strings.HasPrefix(p, base+"/")
+	}
+	return p == pattern
+}
+
+// TestImportRules fails when a package depends on what it must not
+// (DESIGN: md talks to data servers and gws over HTTP only; the catalog
+// and the cache know nothing of md; the root is the vocabulary).
+func TestImportRules(t *testing.T) {
+	for _, r := range rules {
+		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", r.pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", r.pkg, err, out)
+		}
+		for _, d := range strings.Fields(string(out)) {
+			if matches(d, r.pkg) || strings.HasPrefix(d, "shoal/internal/") {
+				continue // itself, its subpackages, and the shared internals
+			}
+			for _, n := range r.never {
+				if matches(d, n) {
+					t.Errorf("%s depends on %s (must not depend on %s)", r.pkg, d, n)
+				}
+			}
+		}
+	}
+}
