@@ -9,12 +9,15 @@ import (
 )
 
 // heartbeatLoop tells md, now and then every HeartbeatInterval, that this
-// server is alive, where it is and how much room it has.
+// server is alive, where it is and how much room it has; a heartbeat that
+// fails is tried again soon (objhttp.Beat).
 func (s *Server) heartbeatLoop(ctx context.Context) {
-	objhttp.Every(ctx, s.opts.HeartbeatInterval, true, func() {
-		if err := s.Heartbeat(ctx); err != nil {
+	objhttp.Beat(ctx, s.opts.HeartbeatInterval, func() error {
+		err := s.Heartbeat(ctx)
+		if err != nil && ctx.Err() == nil {
 			s.log.Warn("heartbeat to md failed", "err", err)
 		}
+		return err
 	})
 }
 

@@ -32,7 +32,7 @@ import (
 
 // Defaults for Options.
 const (
-	DefaultHeartbeatInterval = 5 * time.Second
+	DefaultHeartbeatInterval = 2 * time.Second
 	DefaultGarbageInterval   = 30 * time.Second
 	DefaultMaxBodySize       = 64 << 30 // largest PUT body, bytes
 	DefaultPool              = "default"

@@ -51,9 +51,9 @@ type stripeBuf struct {
 // CreateShards encodes r stripe by stripe and streams shard i into
 // Shards[i] (one goroutine and pipe per shard), with at most two stripes in
 // memory. It returns once every shard is durable. If any shard store fails,
-// the shards already written are removed and the error is KindInsufficient
-// (KindExist if the object already exists); a failing reader gives the
-// reader's error and leaves no shard either.
+// the shards already written are removed and the error is of
+// writeFailure's kind (KindExist if the object already exists); a failing
+// reader gives the reader's error and leaves no shard either.
 func (s *Store) CreateShards(ctx context.Context, id string, r io.Reader) (*Written, error) {
 	const op = "ec.Create"
 	if !shoal.ValidObjectID(id) {
@@ -156,7 +156,7 @@ func (s *Store) CreateShards(ctx context.Context, id string, r io.Reader) (*Writ
 	case exist:
 		return nil, shoal.E(op, id, shoal.KindExist)
 	default:
-		return nil, shoal.Errorf(op, shoal.KindInsufficient, "%s: could not write all %d shards: %s", id, n, shardErrors(errs))
+		return nil, shoal.Errorf(op, writeFailure(errs), "%s: could not write all %d shards: %s", id, n, shardErrors(errs))
 	}
 }
 

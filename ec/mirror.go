@@ -13,8 +13,8 @@ import (
 // through a gw so that the client's one upload becomes N durable copies
 // before the answer; reads go straight to one data server.
 //
-// Create needs every store (no degraded writes): otherwise it fails with
-// KindInsufficient and removes the copies it made. Open reads the first
+// Create needs every store (no degraded writes): otherwise it fails (of
+// writeFailure's kind) and removes the copies it made. Open reads the first
 // copy it can open. Remove removes every copy it can reach (KindUnavailable
 // for the others, to be retried). Walk is the union.
 type Mirror struct {
@@ -128,11 +128,11 @@ func (m *Mirror) CreateShards(ctx context.Context, id string, r io.Reader) (*Wri
 	case exist:
 		return nil, shoal.Errorf(op, shoal.KindExist, "%s exists", id)
 	case failed != "" && !isPipeErr(rerr, errs):
-		return nil, shoal.Errorf(op, shoal.KindInsufficient, "%s: writing copies: %s", id, failed)
+		return nil, shoal.Errorf(op, writeFailure(errs), "%s: writing copies: %s", id, failed)
 	case rerr != nil:
 		return nil, shoal.E(op, id, rerr)
 	}
-	return nil, shoal.Errorf(op, shoal.KindInsufficient, "%s: writing copies: %s", id, failed)
+	return nil, shoal.Errorf(op, writeFailure(errs), "%s: writing copies: %s", id, failed)
 }
 
 // isPipeErr reports whether the copy error is only the echo of a store's

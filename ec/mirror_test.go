@@ -24,9 +24,9 @@ func TestMirrorConformance(t *testing.T) {
 	}
 }
 
-// Every copy is byte-exact; one store down makes Create fail with
-// KindInsufficient and leaves no copy on the others; reads survive N-1
-// copies gone.
+// Every copy is byte-exact; stores down make Create fail with
+// KindUnavailable (retry, not "no space") and leave no copy on the others;
+// reads survive N-1 copies gone.
 func TestMirrorCopiesAndFailure(t *testing.T) {
 	c := startCluster(t, 3)
 	m, err := NewMirror(c.Remotes())
@@ -60,8 +60,8 @@ func TestMirrorCopiesAndFailure(t *testing.T) {
 	}
 	obj.Close()
 	_, err = m.CreateShards(t.Context(), "ab02", bytes.NewReader(data))
-	if !shoal.IsKind(err, shoal.KindInsufficient) {
-		t.Fatalf("Create with stores down: %v, want KindInsufficient", err)
+	if !shoal.IsKind(err, shoal.KindUnavailable) {
+		t.Fatalf("Create with stores down: %v, want KindUnavailable", err)
 	}
 	if _, err := c.Remotes()[2].Open(t.Context(), "ab02"); !shoal.IsKind(err, shoal.KindNotFound) {
 		t.Errorf("a copy stayed after the failed Create: %v", err)

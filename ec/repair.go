@@ -168,5 +168,5 @@ func (s *Store) rebuild(ctx context.Context, id string, dsts map[int]shoal.BlobS
 	if werr != nil && !failed.Load() {
 		return nil, shoal.E(op, id, werr)
 	}
-	return nil, shoal.Errorf(op, shoal.KindInsufficient, "%s: writing rebuilt shards: %s", id, shardErrors(errs))
+	return nil, shoal.Errorf(op, writeFailure(errs), "%s: writing rebuilt shards: %s", id, shardErrors(errs))
 }

@@ -34,7 +34,9 @@ type Options struct {
 //
 // Writes need all K+M shard stores (a degraded write passes Absent for the
 // shards it leaves out, which accepts and discards them): otherwise Create
-// fails with KindInsufficient and removes what it wrote. Reads need any K
+// fails (see writeFailure: KindInsufficient for a full store,
+// KindUnavailable for one that cannot be reached) and removes what it
+// wrote. Reads need any K
 // good shards per stripe. Remove removes every shard it can reach and
 // reports the unreachable ones with KindUnavailable after the others are
 // gone; since removal is idempotent the caller (md's garbage queue) simply
@@ -134,6 +136,21 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 		return shoal.Errorf(op, shoal.KindUnavailable, "%s: some shards not removed: %s", id, msg)
 	}
 	return nil
+}
+
+// writeFailure is the kind of a write that failed because some shard
+// stores did: KindInsufficient (507, "no space": a client does not retry)
+// only when a store said it has no room for the object; KindUnavailable
+// (503, retry later) when a store could not be reached or failed
+// otherwise, which a retry (on other servers, or once they are back) may
+// cure.
+func writeFailure(errs []error) shoal.Kind {
+	for _, err := range errs {
+		if shoal.IsKind(err, shoal.KindInsufficient) || shoal.IsKind(err, shoal.KindTooLarge) {
+			return shoal.KindInsufficient
+		}
+	}
+	return shoal.KindUnavailable
 }
 
 // shardErrors formats the non-nil errors by shard index ("" if none).

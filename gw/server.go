@@ -21,7 +21,7 @@ import (
 // Server defaults.
 const (
 	DefaultPool              = shoal.GatewayPool // the pool md sends EC and mirrored writes through
-	DefaultHeartbeatInterval = 5 * time.Second
+	DefaultHeartbeatInterval = 2 * time.Second
 	DefaultMaxBodySize       = 64 << 30
 )
 
@@ -135,16 +135,18 @@ func (s *Server) Close() error {
 	return s.http.Shutdown()
 }
 
-// heartbeatLoop registers the gw with md. A gw holds no data itself, so it
-// reports no space; md knows it by its pool.
+// heartbeatLoop registers the gw with md, every HeartbeatInterval and
+// soon again after a failure (objhttp.Beat). A gw holds no data itself,
+// so it reports no space; md knows it by its pool.
 func (s *Server) heartbeatLoop(ctx context.Context) {
-	beat := func() {
+	objhttp.Beat(ctx, s.opts.HeartbeatInterval, func() error {
 		hb := wire.Heartbeat{ID: s.opts.ID, URL: s.opts.PublicURL, Pool: s.opts.Pool, Uploads: s.active.List()}
-		if _, err := s.md.Call(wire.PathHeartbeat, hb, nil); err != nil {
+		_, err := s.md.Call(wire.PathHeartbeat, hb, nil)
+		if err != nil && ctx.Err() == nil {
 			s.log.Warn("heartbeat", "err", err)
 		}
-	}
-	objhttp.Every(ctx, s.opts.HeartbeatInterval, true, beat)
+		return err
+	})
 }
 
 // Handler serves /obj/<id>.

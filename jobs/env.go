@@ -15,12 +15,14 @@ import (
 )
 
 // Catalog is what the operations need of the catalog: entries, the
-// server table, the replicas of each server, and moving a replica row.
+// server table, the replicas of each server, moving a replica row, and
+// the garbage queue (fsck tells queued garbage from orphans).
 type Catalog interface {
 	shoal.Statter
 	shoal.ServerRegistry
 	shoal.ReplicaWalker
 	shoal.ReplicaReplacer
+	shoal.GarbageQueue
 }
 
 // Env is what the operations run over.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"shoal"
 	"shoal/wire"
@@ -11,7 +12,10 @@ import (
 
 // Fsck compares, for every non-retired server, the replicas the catalog
 // names (Catalog.WalkReplicas) with the objects on the server's disks
-// (store(server).Walk). Pending uploads' objects are not orphans. Objects
+// (store(server).Walk). Pending uploads' objects are not orphans, and
+// objects already in the garbage queue (overwritten or deleted files, not
+// yet removed by their server) are counted as queued garbage, not as
+// orphans: they do not make the report fail. Objects
 // listed after the catalog walk started may show as orphans if their
 // upload committed meanwhile: run it twice before deleting anything. tr
 // (may be nil) follows it server by server; a fsck taken over starts
@@ -51,6 +55,12 @@ func Fsck(ctx context.Context, env Env, tr *Tracker) (wire.FsckReport, error) {
 		if err != nil {
 			return rep, err
 		}
+		// Read before the disks are listed: an object dropped from the
+		// queue meanwhile has been removed, so it is not on the list.
+		queued, err := queuedGarbage(ctx, cat, sv.ID)
+		if err != nil {
+			return rep, err
+		}
 		tr.Phase(fmt.Sprintf("server %d/%d %s: listing its disks", i+1, len(checked), sv.ID), "objects", int64(len(expected)))
 		onDisk := map[string]int64{}
 		err = store(sv).Walk(ctx, func(o shoal.ObjectInfo) error {
@@ -66,7 +76,11 @@ func Fsck(ctx context.Context, env Env, tr *Tracker) (wire.FsckReport, error) {
 		before := len(rep.Orphans) + len(rep.Missing)
 		rep.Objects += int64(len(onDisk))
 		for id, size := range onDisk {
-			if _, ok := expected[id]; !ok {
+			switch _, ok := expected[id]; {
+			case ok:
+			case queued[id]:
+				rep.Garbage++ // its server's garbage loop removes it
+			default:
 				rep.Orphans = append(rep.Orphans, wire.FsckObject{Server: sv.ID, Object: id, Size: size})
 			}
 		}
@@ -88,6 +102,21 @@ func Fsck(ctx context.Context, env Env, tr *Tracker) (wire.FsckReport, error) {
 	sortObjects(rep.Missing)
 	rep.OK = len(rep.Orphans) == 0 && len(rep.Missing) == 0 && len(rep.Unreachable) == 0
 	return rep, nil
+}
+
+// queuedGarbage is the set of objects queued as garbage on server, due or
+// not yet (within their grace period).
+func queuedGarbage(ctx context.Context, cat Catalog, server string) (map[string]bool, error) {
+	const all = 1 << 30
+	items, err := cat.Garbage(ctx, server, time.Now().Add(100*365*24*time.Hour), all)
+	if err != nil {
+		return nil, err
+	}
+	queued := make(map[string]bool, len(items))
+	for _, g := range items {
+		queued[g.Object] = true
+	}
+	return queued, nil
 }
 
 func sortObjects(o []wire.FsckObject) {

@@ -12,7 +12,8 @@ import (
 // TestECDegradedWrite: with md.degraded_writes, an ec:4+2 pool with only
 // five live servers takes writes on five (shard 5 left out, no row); the
 // files read back, also with one more server down. Fewer than K+1 live:
-// still 507. (Scrub and repair of degraded files: jobs.TestRepairDegradedEC.)
+// still refused (503: the servers are down, not full). (Scrub and repair
+// of degraded files: jobs.TestRepairDegradedEC.)
 func TestECDegradedWrite(t *testing.T) {
 	c := testsystem.New(t, func(o *md.Options) { o.DegradedWrites = true })
 	ids := c.AddDisks("ec", 6)
@@ -44,7 +45,7 @@ func TestECDegradedWrite(t *testing.T) {
 	// Fewer than K+1 = 5 live: even a degraded write is refused.
 	c.Kill(ids[0])
 	c.WaitDead()
-	if st, body := c.Do("PUT", c.PURL, "/ec/c", nil, storetest.Data(3, 100000)); st != 507 || !strings.Contains(string(body), "even degraded") {
-		t.Fatalf("PUT with 4 live of ec:4+2: %d %s, want 507", st, body)
+	if st, body := c.Do("PUT", c.PURL, "/ec/c", nil, storetest.Data(3, 100000)); st != 503 || !strings.Contains(string(body), "even degraded") {
+		t.Fatalf("PUT with 4 live of ec:4+2: %d %s, want 503 (servers down, not full)", st, body)
 	}
 }

@@ -45,6 +45,10 @@ func (s *Server) handleGet(ctx *fasthttp.RequestCtx) {
 		s.getInline(ctx, e)
 		return
 	}
+	if wantsMetalink(ctx) {
+		s.serveMetalink(ctx, e)
+		return
+	}
 	if s.redirects(ctx) {
 		s.getRedirect(ctx, e)
 		return
@@ -108,21 +112,27 @@ func (s *Server) getInline(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 }
 
 // getRedirect sends the client to a data server with a signed URL that
-// carries its own credential.
+// carries its own credential, naming the other replicas in Link headers
+// (RFC 6249) and the Metalink that lists them all.
 func (s *Server) getRedirect(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
-	urls, err := s.readURLs(s.base, e)
+	targets, err := s.readTargets(s.base, e)
 	if err != nil {
 		httperr.Write(ctx, err)
 		return
 	}
 	s.setEntryHeaders(ctx, e)
-	ctx.Response.Header.Set("Location", urls[0])
+	ctx.Response.Header.SetBytesKV(hdrLocation, []byte(targets[0].url))
+	addFailoverLinks(ctx, e, targets)
 	ctx.SetStatusCode(fasthttp.StatusFound)
 }
 
 // getProxy streams the file from a data server, passing Range through.
+// A replica whose server cannot be reached (it died since its last
+// heartbeat) or that answers 5xx before any byte is sent is skipped for
+// the next; an unreachable one is marked suspect, so that md stops
+// choosing it.
 func (s *Server) getProxy(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
-	urls, err := s.readURLs(s.base, e)
+	targets, err := s.readTargets(s.base, e)
 	if err != nil {
 		httperr.Write(ctx, err)
 		return
@@ -130,18 +140,23 @@ func (s *Server) getProxy(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 	req := fasthttp.AcquireRequest()
 	defer fasthttp.ReleaseRequest(req)
 	var resp *fasthttp.Response
-	// A replica whose server died since its last heartbeat refuses the
-	// connection: the next live replica serves the read.
-	for _, u := range urls {
+	for i, t := range targets {
 		req.Reset()
-		req.SetRequestURI(u)
+		req.SetRequestURI(t.url)
 		req.Header.SetMethod(fasthttp.MethodGet)
 		if rg := ctx.Request.Header.PeekBytes(hdrRange); len(rg) > 0 {
 			req.Header.SetBytesKV(hdrRange, rg)
 		}
 		resp = fasthttp.AcquireResponse()
-		if err = s.client.Do(req, resp); err == nil {
+		err = s.client.Do(req, resp)
+		if err == nil && (resp.StatusCode() < 500 || i == len(targets)-1) {
 			break
+		}
+		if unreachable(err) {
+			s.placement.markSuspect(t.server)
+		}
+		if err == nil {
+			resp.CloseBodyStream()
 		}
 		fasthttp.ReleaseResponse(resp)
 		resp = nil

@@ -2,6 +2,7 @@ package md
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"net/url"
 	"slices"
@@ -45,10 +46,14 @@ func hostOf(u string) string {
 
 // forLayout picks Width distinct live active data servers of the pool with
 // free space, weighted by free space, on distinct hosts when there are
-// enough of them; servers[i] holds replica or shard i. KindInsufficient,
-// naming what is missing, if the pool has too few — unless degraded and
-// the layout is ec:K+M with at least K+1 of them: then it picks them all
-// (fewer than Width; the parity shards past them are left out).
+// enough of them; servers[i] holds replica or shard i. Suspect servers
+// (md could not reach them) are left out. When the pool has too few:
+// KindUnavailable (503, retry) if the missing ones are servers of the pool
+// that are down (no heartbeat, or unreachable), which may come back;
+// KindInsufficient (507) if the pool has too few active servers with free
+// space at all. Either names what is missing. Unless degraded and the
+// layout is ec:K+M with at least K+1 usable: then it picks them all (fewer
+// than Width; the parity shards past them are left out).
 func (p *placement) forLayout(ctx context.Context, pool shoal.Pool, degraded bool) ([]*shoal.Server, error) {
 	servers, _, err := p.list(ctx)
 	if err != nil {
@@ -56,26 +61,38 @@ func (p *placement) forLayout(ctx context.Context, pool shoal.Pool, degraded boo
 	}
 	now := time.Now()
 	var cands []*shoal.Server
+	down := 0
 	for i := range servers {
 		sv := &servers[i]
-		if sv.Pool == pool.Name && sv.State == shoal.ServerActive && sv.Live(now, p.ttl) && sv.Free > 0 {
+		if sv.Pool != pool.Name || sv.State != shoal.ServerActive || sv.Free <= 0 {
+			continue
+		}
+		if p.usable(sv, now) {
 			cands = append(cands, sv)
+		} else {
+			down++
 		}
 	}
 	w := pool.Layout.Width()
-	if len(cands) < w {
-		if !degraded || pool.Layout.Kind != shoal.LayoutEC {
-			return nil, shoal.Errorf("placement", shoal.KindInsufficient,
-				"not enough servers in pool %s for %s: needs %d live active data servers with free space, has %d (no live data server for the rest)",
-				pool.Name, pool.Layout, w, len(cands))
-		}
-		if min := pool.Layout.K + 1; len(cands) < min {
-			return nil, shoal.Errorf("placement", shoal.KindInsufficient,
-				"not enough servers in pool %s for %s even degraded: needs at least %d live active data servers with free space (K data shards and one parity), has %d",
-				pool.Name, pool.Layout, min, len(cands))
-		}
-		w = len(cands)
+	need := w
+	if degraded && pool.Layout.Kind == shoal.LayoutEC {
+		need = pool.Layout.K + 1
 	}
+	if len(cands) < need {
+		kind, why := shoal.KindInsufficient, "no live data server for the rest"
+		if len(cands)+down >= need {
+			kind, why = shoal.KindUnavailable, fmt.Sprintf("%d of the pool's servers are down (no heartbeat, or unreachable): retry", down)
+		}
+		if need < w {
+			return nil, shoal.Errorf("placement", kind,
+				"not enough servers in pool %s for %s even degraded: needs at least %d live active data servers with free space (K data shards and one parity), has %d (%s)",
+				pool.Name, pool.Layout, need, len(cands), why)
+		}
+		return nil, shoal.Errorf("placement", kind,
+			"not enough servers in pool %s for %s: needs %d live active data servers with free space, has %d (%s)",
+			pool.Name, pool.Layout, w, len(cands), why)
+	}
+	w = min(w, len(cands))
 	chosen := make([]*shoal.Server, 0, w)
 	taken := map[*shoal.Server]bool{}
 	hosts := map[string]bool{}
@@ -116,8 +133,22 @@ func weighted(from []*shoal.Server) *shoal.Server {
 	return from[len(from)-1]
 }
 
-// gateway picks a live gw at random. KindUnavailable if there is none.
+// gateway picks a live gw for a write, at random among those md did not
+// find unreachable. KindUnavailable if there is none.
 func (p *placement) gateway(ctx context.Context, l shoal.Layout) (*shoal.Server, error) {
+	gws, err := p.gateways(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	if p.suspects.is(gws[0]) {
+		return nil, shoal.Errorf("placement", shoal.KindUnavailable, "no reachable gw (pool %s) to write %s", shoal.GatewayPool, l)
+	}
+	return gws[0], nil
+}
+
+// gateways lists the live gws in random order, suspect ones last.
+// KindUnavailable if there is none.
+func (p *placement) gateways(ctx context.Context, l shoal.Layout) ([]*shoal.Server, error) {
 	servers, _, err := p.list(ctx)
 	if err != nil {
 		return nil, err
@@ -126,14 +157,35 @@ func (p *placement) gateway(ctx context.Context, l shoal.Layout) (*shoal.Server,
 	var live []*shoal.Server
 	for i := range servers {
 		sv := &servers[i]
-		if sv.Pool == shoal.GatewayPool && sv.State != shoal.ServerRetired && sv.Live(now, p.ttl) {
+		if sv.Pool == shoal.GatewayPool && sv.State != shoal.ServerRetired && p.live(sv, now) {
 			live = append(live, sv)
 		}
 	}
 	if len(live) == 0 {
 		return nil, shoal.Errorf("placement", shoal.KindUnavailable, "no live gw (pool %s) to serve %s", shoal.GatewayPool, l)
 	}
-	return live[rand.IntN(len(live))], nil
+	rand.Shuffle(len(live), func(i, j int) { live[i], live[j] = live[j], live[i] })
+	return p.suspectsLast(live), nil
+}
+
+// suspectsLast moves the suspect servers of list to its end, keeping the
+// order of the others; the suspect ones go by their last heartbeat, newest
+// first (one md wrongly suspects, say under load, has heartbeated since;
+// a dead one has not).
+func (p *placement) suspectsLast(list []*shoal.Server) []*shoal.Server {
+	var ok, sus []*shoal.Server
+	for _, sv := range list {
+		if p.suspects.is(sv) {
+			sus = append(sus, sv)
+		} else {
+			ok = append(ok, sv)
+		}
+	}
+	if len(sus) == 0 {
+		return list
+	}
+	slices.SortStableFunc(sus, func(a, b *shoal.Server) int { return b.LastSeen.Compare(a.LastSeen) })
+	return append(ok, sus...)
 }
 
 // reserve picks the servers of the file's layout (and a gw when the
@@ -181,42 +233,61 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 	}
 	exp := now.Add(s.opts.URLTTL)
 	if gwSrv != nil {
+		p.target = gwSrv.ID
 		return wire.GatewayURL(s.keys, gwSrv.URL, fasthttp.MethodPut, u.Object, u.ID, u.Layout, ids, exp), nil
 	}
+	p.target = servers[0].ID
 	return s.keys.URL(servers[0].URL, fasthttp.MethodPut, u.Object, u.ID, exp), nil
 }
 
-// readURLs returns signed GET URLs for e, best first: for replicas one per
-// live replica (random first, so reads spread), for EC one per live gw
-// with the shard servers in shard order. KindUnavailable if there is none.
-func (s *Server) readURLs(ctx context.Context, e *shoal.Entry) ([]string, error) {
+// readTarget is where a GET of a file can be served from: a signed URL of
+// a data server holding a replica, or of a gw for an erasure-coded file.
+type readTarget struct {
+	url    string
+	server string // its id, to mark it suspect when it cannot be reached
+}
+
+// readTargets returns signed GET URLs for e, best first: for replicas one
+// per live replica (random first, so reads spread), for EC one per live gw
+// (any gw can serve any file) with the shard servers in shard order; in
+// both cases the servers md could not reach last. KindUnavailable if there
+// is none.
+func (s *Server) readTargets(ctx context.Context, e *shoal.Entry) ([]readTarget, error) {
 	exp := time.Now().Add(s.opts.URLTTL)
 	if e.Layout.Kind == shoal.LayoutEC {
 		servers, object, err := e.ShardServers()
 		if err != nil {
 			return nil, err
 		}
-		g, err := s.placement.gateway(ctx, e.Layout)
+		gws, err := s.placement.gateways(ctx, e.Layout)
 		if err != nil {
 			return nil, err
 		}
-		return []string{wire.GatewayURL(s.keys, g.URL, fasthttp.MethodGet, object, "", e.Layout, servers, exp)}, nil
+		out := make([]readTarget, len(gws))
+		for i, g := range gws {
+			out[i] = readTarget{wire.GatewayURL(s.keys, g.URL, fasthttp.MethodGet, object, "", e.Layout, servers, exp), g.ID}
+		}
+		return out, nil
 	}
 	reps, err := s.placement.liveReplicas(ctx, e)
 	if err != nil {
 		return nil, err
 	}
-	urls := make([]string, len(reps))
+	out := make([]readTarget, len(reps))
 	for i, r := range reps {
-		urls[i] = s.keys.URL(r.url, fasthttp.MethodGet, r.object, "", exp)
+		out[i] = readTarget{s.keys.URL(r.url, fasthttp.MethodGet, r.object, "", exp), r.server}
 	}
-	return urls, nil
+	return out, nil
 }
 
-type liveReplica struct{ url, object string }
+type liveReplica struct {
+	url, object, server string
+	seen                time.Time // the server's last heartbeat
+}
 
 // liveReplicas lists e's replicas on live, non-retired servers, starting
-// at a random one. KindUnavailable if none is live.
+// at a random one, those on suspect servers last (by last heartbeat,
+// newest first, as suspectsLast). KindUnavailable if none is live.
 func (p *placement) liveReplicas(ctx context.Context, e *shoal.Entry) ([]liveReplica, error) {
 	_, byID, err := p.list(ctx)
 	if err != nil {
@@ -228,13 +299,21 @@ func (p *placement) liveReplicas(ctx context.Context, e *shoal.Entry) ([]liveRep
 	}
 	now := time.Now()
 	start := rand.IntN(n)
-	var out []liveReplica
+	var out, suspect []liveReplica
 	for i := range n {
 		r := e.Replicas[(start+i)%n]
-		if sv := byID[r.Server]; sv != nil && sv.State != shoal.ServerRetired && sv.Live(now, p.ttl) {
-			out = append(out, liveReplica{sv.URL, r.Object})
+		sv := byID[r.Server]
+		if sv == nil || sv.State == shoal.ServerRetired || !p.live(sv, now) {
+			continue
+		}
+		if p.suspects.is(sv) {
+			suspect = append(suspect, liveReplica{sv.URL, r.Object, sv.ID, sv.LastSeen})
+		} else {
+			out = append(out, liveReplica{sv.URL, r.Object, sv.ID, sv.LastSeen})
 		}
 	}
+	slices.SortStableFunc(suspect, func(a, b liveReplica) int { return b.seen.Compare(a.seen) })
+	out = append(out, suspect...)
 	if len(out) == 0 {
 		var names []string
 		for _, r := range e.Replicas {

@@ -30,6 +30,7 @@ type putPlan struct {
 	cond   shoal.Condition // If-None-Match: * and If-Match, checked again at commit
 	length int64           // Content-Length, -1 if chunked
 	client string          // who asks, for the bound on pending uploads
+	target string          // the data server or gw reserve chose
 }
 
 // planPut checks a PUT's headers against the namespace: the parent must be
@@ -212,22 +213,38 @@ func (s *Server) putInline(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader)
 }
 
 // putProxy streams the body to a data server and relays its answer, which
-// it gives only once the data is durable and committed.
+// it gives only once the data is durable and committed. A server that
+// cannot be reached before any byte of the body is read is marked suspect
+// and the upload is reserved again on another (its first reservation
+// expires unused).
 func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) {
-	u, err := s.reserve(s.base, p)
-	if err != nil {
-		ctx.SetConnectionClose()
-		httperr.Write(ctx, err)
-		return
-	}
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
-	req.SetRequestURI(u)
-	req.Header.SetMethod(fasthttp.MethodPut)
-	req.SetBodyStream(body, int(p.length))
-	if err := s.client.Do(req, resp); err != nil {
+	counted := &countingReader{r: body}
+	for attempt := 0; ; attempt++ {
+		u, err := s.reserve(s.base, p)
+		if err != nil {
+			ctx.SetConnectionClose()
+			httperr.Write(ctx, err)
+			return
+		}
+		req.Reset()
+		resp.Reset()
+		req.SetRequestURI(u)
+		req.Header.SetMethod(fasthttp.MethodPut)
+		req.SetBodyStream(counted, int(p.length))
+		err = s.client.Do(req, resp)
+		if err == nil {
+			break
+		}
+		if unreachable(err) {
+			s.placement.markSuspect(p.target)
+			if counted.n == 0 && attempt == 0 {
+				continue
+			}
+		}
 		ctx.SetConnectionClose()
 		if lb, ok := body.(*limitedBody); ok && lb.over {
 			httperr.Write(ctx, shoal.Errorf("PUT", shoal.KindTooLarge, "body larger than %d bytes", s.opts.MaxPutBody))
@@ -256,6 +273,19 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 			putBuf(buf)
 		}
 	}
+}
+
+// countingReader counts the bytes read through it: a PUT may be sent
+// elsewhere only while none was.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += int64(n)
+	return n, err
 }
 
 // limitedBody fails a chunked body that grows past MaxPutBody.

@@ -40,7 +40,7 @@ const (
 const (
 	DefaultInlineMax         = 4096
 	DefaultURLTTL            = 60 * time.Second
-	DefaultServerTTL         = 15 * time.Second
+	DefaultServerTTL         = 10 * time.Second
 	DefaultMaxXMLBody        = 1 << 20
 	DefaultUploadTTL         = 2 * time.Minute
 	DefaultMaxPendingUploads = 256
@@ -117,6 +117,14 @@ type Options struct {
 	// timeouts, connection caps (the zero value: netguard.Defaults). The
 	// same idle limit bounds md's own transfers to data servers.
 	Net netguard.Config
+
+	// ProbeInterval is how often md checks that every live data server
+	// and gw answers HTTP; one that does not is suspect (no writes; reads
+	// only when no other replica is left) until it heartbeats again. 0
+	// means DefaultProbeInterval; < 0 turns probing off (where md cannot
+	// reach the servers' public URLs: then only failed proxied requests
+	// and ServerTTL tell md that a server is gone).
+	ProbeInterval time.Duration
 }
 
 // Server is one md frontend. It is safe for concurrent use.
@@ -126,6 +134,7 @@ type Server struct {
 	keys      *sign.Keys
 	placement *placement
 	client    *fasthttp.Client  // to data servers, for proxy mode
+	prober    *fasthttp.Client  // to data servers and gws, for probes
 	lockCount lockCount         // md's view of whether any WebDAV lock exists
 	replays   *wire.ReplayGuard // nonces of the internal calls already served
 	ops       atomic.Int32      // admin jobs being followed
@@ -180,6 +189,9 @@ func New(opts Options) (*Server, error) {
 	if opts.UploadTTL <= 0 {
 		opts.UploadTTL = DefaultUploadTTL
 	}
+	if opts.ProbeInterval == 0 {
+		opts.ProbeInterval = DefaultProbeInterval
+	}
 	if opts.ProgressInterval <= 0 {
 		opts.ProgressInterval = defaultProgressInterval
 	}
@@ -221,13 +233,19 @@ func New(opts Options) (*Server, error) {
 			Dial:                     netguard.Dialer(fasthttp.Dial, opts.Net.ReadIdle),
 			DisablePathNormalizing:   true,
 		},
+		prober:  newProber(),
 		stop:    make(chan struct{}),
 		replays: wire.NewReplayGuard(),
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.opsCtx, s.stopOps = context.WithCancel(s.base)
-	s.done.Add(1)
+	s.done.Add(2)
 	go s.expireLoop()
+	go s.placementLoop()
+	if s.opts.ProbeInterval > 0 {
+		s.done.Add(1)
+		go s.probeLoop()
+	}
 	return s, nil
 }
 

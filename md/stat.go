@@ -58,6 +58,10 @@ func (s *Server) handleHead(ctx *fasthttp.RequestCtx) {
 	if !s.readConditions(ctx, e) {
 		return
 	}
+	if !e.IsDir && e.Inline == nil && e.Size > 0 && wantsMetalink(ctx) {
+		s.serveMetalink(ctx, e) // davix's failover asks with a HEAD first
+		return
+	}
 	s.setEntryHeaders(ctx, e)
 	if e.IsDir {
 		return

@@ -28,13 +28,15 @@ type ScrubRequest struct {
 }
 
 // FsckReport is what fsck found. OK is true when nothing is orphaned or
-// missing and every server with data was reachable.
+// missing and every server with data was reachable; queued garbage does
+// not count against it.
 type FsckReport struct {
 	OK          bool            `json:"ok"`
 	Servers     int             `json:"servers"`  // servers checked
 	Replicas    int64           `json:"replicas"` // replicas the catalog names
 	Objects     int64           `json:"objects"`  // objects found on disks
-	Orphans     []FsckObject    `json:"orphans"`  // on disk, unknown to the catalog
+	Garbage     int64           `json:"garbage"`  // on disk and in the garbage queue: removed soon by their server, not a problem
+	Orphans     []FsckObject    `json:"orphans"`  // on disk, unknown to the catalog and not queued as garbage
 	Missing     []FsckObject    `json:"missing"`  // in the catalog, absent on disk or of the wrong size
 	Unreachable []FsckUnreached `json:"unreachable"`
 }

@@ -44,6 +44,10 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Ru
 	if runner != nil {
 		created = func(int64) { runner.Poke() }
 	}
+	probe := c.MD.ProbeInterval
+	if probe == 0 {
+		probe = -1 // likewise
+	}
 	return md.New(md.Options{
 		JobCreated:       created,
 		Catalog:          cat,
@@ -53,6 +57,7 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Ru
 		NoRedirectAgents: c.MD.NoRedirectAgents,
 		URLTTL:           c.MD.URLTTL,
 		ServerTTL:        c.MD.ServerTTL,
+		ProbeInterval:    probe,
 
 		AllowPoolProppatch: c.MD.AllowPoolProppatch,
 		DegradedWrites:     c.MD.DegradedWrites,

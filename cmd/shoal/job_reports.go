@@ -90,7 +90,7 @@ func printFsck(w io.Writer, rep *wire.FsckReport, asJSON bool) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(tw, "servers checked\t%d\nreplicas in catalog\t%d\nobjects on disks\t%d\n", rep.Servers, rep.Replicas, rep.Objects)
-	fmt.Fprintf(tw, "orphans\t%d\nmissing\t%d\nunreachable\t%d\n", len(rep.Orphans), len(rep.Missing), len(rep.Unreachable))
+	fmt.Fprintf(tw, "queued garbage\t%d\norphans\t%d\nmissing\t%d\nunreachable\t%d\n", rep.Garbage, len(rep.Orphans), len(rep.Missing), len(rep.Unreachable))
 	for _, o := range rep.Missing {
 		fmt.Fprintf(tw, "MISSING\t%s\t%s\t%s\t%s\n", o.Server, o.Object, o.Path, o.Reason)
 	}

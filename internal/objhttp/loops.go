@@ -2,6 +2,7 @@ package objhttp
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"time"
 )
@@ -88,4 +89,34 @@ func (a *Active) List() []string {
 		out = append(out, id)
 	}
 	return out
+}
+
+// Beat calls f now and then every d until ctx is done. After a failure it
+// tries again sooner than d: after about d/8 (at most 250 ms), doubling
+// on each failure in a row up to d, with ±20% jitter so that servers that
+// failed together (md's catalog was down) do not retry in step. A
+// heartbeat that fails once is thus not lost for a whole interval, and
+// servers are back soon after md is.
+func Beat(ctx context.Context, d time.Duration, f func() error) {
+	first := min(d/8, 250*time.Millisecond)
+	wait := time.Duration(0)
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := f(); err != nil {
+			wait = min(max(2*wait, first), d)
+		} else {
+			wait = 0
+		}
+		next := d
+		if wait > 0 {
+			next = wait + time.Duration((rand.Float64()*0.4-0.2)*float64(wait))
+		}
+		t.Reset(next)
+	}
 }

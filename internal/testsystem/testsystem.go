@@ -40,7 +40,8 @@ type Cluster struct {
 	Disks    map[string]*Disk
 	GW       *gw.Server
 	GWURL    string
-	WC       *wire.Client // signed, to the redirect md
+	WC       *wire.Client  // signed, to the redirect md
+	TTL      time.Duration // md's ServerTTL (TTL unless a tweak changed it)
 }
 
 // Disk is one data server of the cluster.
@@ -84,6 +85,7 @@ func New(t *testing.T, tweak ...func(*md.Options)) *Cluster {
 		for _, f := range tweak {
 			f(&opts)
 		}
+		c.TTL = opts.ServerTTL
 		s, err := md.New(opts)
 		if err != nil {
 			t.Fatal(err)
@@ -214,7 +216,7 @@ func (c *Cluster) WaitLive(ids ...string) {
 		}
 		live := map[string]bool{}
 		for _, s := range servers {
-			live[s.ID] = s.Live(time.Now(), TTL/2)
+			live[s.ID] = s.Live(time.Now(), c.TTL/2) // md writes a heartbeat every TTL/6 at least
 		}
 		all := live["gw0"]
 		for _, id := range ids {

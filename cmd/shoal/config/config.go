@@ -60,7 +60,8 @@ type MDConfig struct {
 	InlineMax          Size          `mapstructure:"inline_max" doc:"files up to this size are stored in the catalog and served by md (0: never)"`
 	URLTTL             time.Duration `mapstructure:"url_ttl" doc:"lifetime of the signed data-server URLs md redirects to"`
 	NoRedirectAgents   []string      `mapstructure:"no_redirect_agents" doc:"User-Agent substrings of clients that cannot follow redirects (auto mode proxies their GETs)"`
-	ServerTTL          time.Duration `mapstructure:"server_ttl" doc:"a data server is live while its last heartbeat is younger than this"`
+	ServerTTL          time.Duration `mapstructure:"server_ttl" doc:"a data server is live while its last heartbeat is younger than this (time md's catalog was failing does not count)"`
+	ProbeInterval      time.Duration `mapstructure:"probe_interval" doc:"how often md checks that each live data server and gw answers; one that does not gets no writes, and reads only when no other replica is left, until it heartbeats again (0: off, where md cannot reach the servers' public URLs)"`
 	ReusePort          bool          `mapstructure:"reuseport" doc:"listen with SO_REUSEPORT so several md processes share one port"`
 	ShutdownTimeout    time.Duration `mapstructure:"shutdown_timeout" doc:"on SIGINT/SIGTERM, how long in-flight requests may take to finish"`
 	AllowPoolProppatch bool          `mapstructure:"allow_pool_proppatch" doc:"let any WebDAV client map a collection to a pool with PROPPATCH of shoal:pool (no user authentication yet: off)"`
@@ -103,7 +104,7 @@ type DiskConfig struct {
 	PublicURL string        `mapstructure:"public_url" doc:"base URL clients are redirected to (empty: http://LISTEN)"`
 	ID        string        `mapstructure:"id" doc:"stable server id (empty: a random id made once and kept in the first data directory)"`
 	Pool      string        `mapstructure:"pool" doc:"pool the server belongs to"`
-	Heartbeat time.Duration `mapstructure:"heartbeat" doc:"interval between heartbeats to md"`
+	Heartbeat time.Duration `mapstructure:"heartbeat" doc:"interval between heartbeats to md (a failed one is retried sooner, with backoff)"`
 }
 
 type GWConfig struct {
@@ -112,7 +113,7 @@ type GWConfig struct {
 	PublicURL  string        `mapstructure:"public_url" doc:"base URL md redirects clients to (empty: http://LISTEN)"`
 	ID         string        `mapstructure:"id" doc:"gw id reported to md (empty: gw-HOST:PORT)"`
 	StripeSize Size          `mapstructure:"stripe_size" doc:"user bytes per erasure-coded stripe (memory per PUT is about two stripes)"`
-	Heartbeat  time.Duration `mapstructure:"heartbeat" doc:"interval between heartbeats to md"`
+	Heartbeat  time.Duration `mapstructure:"heartbeat" doc:"interval between heartbeats to md (a failed one is retried sooner, with backoff)"`
 }
 
 type JobsConfig struct {
@@ -136,7 +137,8 @@ func Defaults() Config {
 			InlineMax:         4 * KiB,
 			URLTTL:            time.Minute,
 			NoRedirectAgents:  []string{"Microsoft-WebDAV-MiniRedir", "litmus", "davfs2", "gvfs", "gio/", "neon/"},
-			ServerTTL:         15 * time.Second,
+			ServerTTL:         10 * time.Second,
+			ProbeInterval:     500 * time.Millisecond,
 			ShutdownTimeout:   30 * time.Second,
 			ActiveContent:     "sandbox",
 			MaxXMLBody:        1 * MiB,
@@ -164,11 +166,11 @@ func Defaults() Config {
 		},
 		Disk: DiskConfig{
 			Pool:      "default",
-			Heartbeat: 5 * time.Second,
+			Heartbeat: 2 * time.Second,
 		},
 		GW: GWConfig{
 			StripeSize: 1 * MiB,
-			Heartbeat:  5 * time.Second,
+			Heartbeat:  2 * time.Second,
 		},
 		Jobs:  JobsConfig{Run: true, Lease: 30 * time.Second},
 		Admin: AdminConfig{MD: "http://127.0.0.1:8080", Timeout: 10 * time.Minute},
@@ -256,6 +258,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MD.MaxPendingUploads < 1 {
 		return fmt.Errorf("md.max_pending_uploads: %d must be at least 1", c.MD.MaxPendingUploads)
+	}
+	if c.MD.ProbeInterval < 0 {
+		return fmt.Errorf("md.probe_interval: %v must be at least 0 (0: off)", c.MD.ProbeInterval)
 	}
 	if c.MD.MaxPutBody < 0 {
 		return fmt.Errorf("md.max_put_body: %v must be at least 0 (0: no limit)", c.MD.MaxPutBody)
