@@ -30,7 +30,9 @@ func TestSlowAndIdleClients(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no md_internal URL in the log:\n%s", n.stderr)
 	}
-	g := startProc(t, env, "gw", "--listen", "127.0.0.1:0", "--md", n.URL, "--secret-file", n.Data+"/secret")
+	// The gw reports to md's internal port, so that md's public port sees
+	// only this test's connections under its cap of 4 per address.
+	g := startProc(t, env, "gw", "--listen", "127.0.0.1:0", "--md", m[1], "--secret-file", n.Data+"/secret")
 	listeners := map[string]string{"md": n.URL, "md-internal": m[1], "disk": n.DiskURL, "gw": g.fields["gw"]}
 	for name, u := range listeners {
 		addr := strings.TrimPrefix(u, "http://")

@@ -27,8 +27,10 @@ func ReadCall(ctx *fasthttp.RequestCtx, keys *sign.Keys, guard *ReplayGuard, max
 		ctx.SetConnectionClose()
 		return nil, shoal.Errorf(op, shoal.KindTooLarge, "internal call body over %d bytes", maxBody)
 	}
-	body := ctx.Request.Body()
-	if r := ctx.RequestBodyStream(); r != nil {
+	var body []byte
+	if r := ctx.RequestBodyStream(); r == nil {
+		body = ctx.Request.Body() // a server that does not stream bodies read it already
+	} else {
 		var err error
 		if body, err = io.ReadAll(io.LimitReader(r, maxBody+1)); err != nil {
 			return nil, shoal.E(op, shoal.KindInvalid, err)
