@@ -40,6 +40,7 @@ type Auth struct {
 	users  *users.Store
 	rules  *rules.Rules
 	chal   challenges
+	counts counters
 }
 
 // New builds an Auth.
@@ -74,26 +75,39 @@ var (
 // KindUnauthorized (answer 401 with Challenges), KindUnavailable when a
 // token's issuer keys cannot be had (503).
 func (a *Auth) Authenticate(ctx context.Context, authorization []byte, secure bool) (*shoal.Principal, error) {
+	method, p, err := a.authenticate(ctx, authorization, secure)
+	if err != nil {
+		a.counts[method][statInvalid].Add(1)
+	} else {
+		a.counts[method][statOK].Add(1)
+	}
+	return p, err
+}
+
+func (a *Auth) authenticate(ctx context.Context, authorization []byte, secure bool) (int, *shoal.Principal, error) {
 	h := bytes.TrimSpace(authorization)
 	if len(h) == 0 {
-		return shoal.Anonymous, nil
+		return statAnonymous, shoal.Anonymous, nil
 	}
 	scheme, cred, _ := bytes.Cut(h, []byte{' '})
 	cred = bytes.TrimSpace(cred)
 	switch {
 	case bytes.EqualFold(scheme, schemeBearer):
 		if a.tokens == nil {
-			return nil, shoal.Errorf("auth", shoal.KindUnauthorized, "bearer tokens are not accepted here (no issuer configured)")
+			return statBearer, nil, shoal.Errorf("auth", shoal.KindUnauthorized, "bearer tokens are not accepted here (no issuer configured)")
 		}
-		return a.tokens.Verify(ctx, cred)
+		p, err := a.tokens.Verify(ctx, cred)
+		return statBearer, p, err
 	case bytes.EqualFold(scheme, schemeBasic):
 		if a.users == nil {
-			return nil, shoal.Errorf("auth", shoal.KindUnauthorized, "Basic authentication is not enabled here (no users file)")
+			return statBasic, nil, shoal.Errorf("auth", shoal.KindUnauthorized, "Basic authentication is not enabled here (no users file)")
 		}
 		if !secure {
-			return nil, shoal.Errorf("auth", shoal.KindUnauthorized, "Basic authentication needs https")
+			return statBasic, nil, shoal.Errorf("auth", shoal.KindUnauthorized, "Basic authentication needs https")
 		}
-		return a.users.Verify(cred)
+		p, err := a.users.Verify(cred)
+		return statBasic, p, err
 	}
-	return nil, shoal.Errorf("auth", shoal.KindUnauthorized, "unsupported authorization scheme (want Bearer or Basic)")
+	// Another scheme counts as anonymous: no credential shoal knows.
+	return statAnonymous, nil, shoal.Errorf("auth", shoal.KindUnauthorized, "unsupported authorization scheme (want Bearer or Basic)")
 }

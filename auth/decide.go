@@ -137,10 +137,11 @@ func (a *Auth) need(p *shoal.Principal, r *Request, path string, want shoal.Righ
 	if a.Rights(p, path).Any(want) {
 		return nil
 	}
-	return refuse(p, r.Method, path, want)
+	return a.refuse(p, r.Method, path, want)
 }
 
-func refuse(p *shoal.Principal, method, path string, want shoal.Rights) error {
+func (a *Auth) refuse(p *shoal.Principal, method, path string, want shoal.Rights) error {
+	a.counts[statMethod(p)][statDenied].Add(1)
 	kind := shoal.KindPermission
 	if p.Kind == shoal.PrincipalAnonymous {
 		kind = shoal.KindUnauthorized

@@ -32,6 +32,15 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx) {
 		fail(ctx, "Host", shoal.KindInvalid, "this server does not answer for that Host")
 		return
 	}
+	if !s.admit(ctx) {
+		s.finish(ctx)
+		return
+	}
+	s.dispatch(ctx)
+	s.finish(ctx)
+}
+
+func (s *Server) dispatch(ctx *fasthttp.RequestCtx) {
 	m := ctx.Method()
 	switch string(m) { // the compiler does not allocate for a switch on string(bytes)
 	case "HEAD":
@@ -59,6 +68,9 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx) {
 	case "UNLOCK":
 		s.handleUnlock(ctx)
 	case "POST":
+		if s.macaroonRequest(ctx) {
+			return
+		}
 		ctx.SetConnectionClose()
 		fail(ctx, "POST", shoal.KindNotAllowed, "POST is not supported here")
 		ctx.Response.Header.SetBytesKV(hdrAllow, valAllow)

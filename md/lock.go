@@ -29,17 +29,9 @@ const (
 	lockCountTTL             = time.Second
 )
 
-// principalKey is the request user value holding the *shoal.Principal
-// authentication found; requests without one act as shoal.Anonymous.
-const principalKey = "shoal.principal"
-
-// principalID is who a request acts as, for lock ownership.
-func principalID(ctx *fasthttp.RequestCtx) string {
-	if p, ok := ctx.UserValue(principalKey).(*shoal.Principal); ok && p != nil {
-		return p.ID
-	}
-	return shoal.Anonymous.ID
-}
+// principalID is who a request acts as, for lock ownership (see
+// authn.go; requests without authentication act as shoal.Anonymous).
+func principalID(ctx *fasthttp.RequestCtx) string { return principalOf(ctx).ID }
 
 // clientID is who a request comes from, for per-client limits: its
 // principal, or its address when anonymous.

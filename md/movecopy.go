@@ -91,6 +91,7 @@ func (s *Server) handleMoveCopy(ctx *fasthttp.RequestCtx, move bool) {
 		httperr.Write(ctx, err)
 		return
 	}
+	overwrite = overwrite && !createOnly(ctx) // the principal may not replace the destination
 	shallow := false
 	switch d := trimSpace(ctx.Request.Header.PeekBytes(hdrDepth)); {
 	case len(d) == 0, equalFold(d, "infinity"):

@@ -15,6 +15,9 @@ import (
 // internal prefix. trailing reports a trailing slash: it addresses the same
 // entry, so callers use it only to name collections.
 func requestPath(ctx *fasthttp.RequestCtx) (clean string, trailing bool, err error) {
+	if p, tr, ok := cachedPath(ctx); ok {
+		return p, tr, nil // parsed by admission
+	}
 	uri := ctx.Request.URI()
 	if len(uri.Hash()) > 0 {
 		// A fragment is never sent by a correct client; ignoring it would

@@ -16,6 +16,7 @@ package md
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/auth"
 	"shoal/internal/netguard"
 	"shoal/sign"
 	"shoal/wire"
@@ -125,6 +127,15 @@ type Options struct {
 	// reach the servers' public URLs: then only failed proxied requests
 	// and ServerTTL tell md that a server is gone).
 	ProbeInterval time.Duration
+
+	// Auth authenticates and authorizes every namespace request (see
+	// authn.go). nil: no identity at all, every request is anonymous and
+	// may do anything (library users and tests that do not care; the
+	// binary always sets one).
+	Auth *auth.Auth
+	// AccessLog gets one line per namespace request, AuditLog one per
+	// mutation (see accesslog.go); nil: none.
+	AccessLog, AuditLog *slog.Logger
 }
 
 // Server is one md frontend. It is safe for concurrent use.
@@ -276,7 +287,7 @@ func (s *Server) expireLoop() {
 func (s *Server) NewHTTPServer() *fasthttp.Server {
 	h := &fasthttp.Server{
 		Handler:                       s.Handler(),
-		ExpectHandler:                 s.expectHandler,
+		ExpectHandler:                 s.admitExpect,
 		Name:                          "shoal",
 		StreamRequestBody:             true,
 		DisablePreParseMultipartForm:  true,
@@ -285,6 +296,7 @@ func (s *Server) NewHTTPServer() *fasthttp.Server {
 		NoDefaultDate:                 false,
 		ReadBufferSize:                16 << 10,
 		MaxRequestBodySize:            int(s.opts.MaxXMLBody), // only for buffered reads; streams are limited by md
+		SecureErrorLogMessage:         true,                   // fasthttp's own errors must not quote headers (Authorization)
 	}
 	s.opts.Net.Apply(h)
 	return h

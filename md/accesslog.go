@@ -1,0 +1,190 @@
+package md
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// md's request logs: one access line per namespace request
+// (Options.AccessLog) and one audit line per mutation it carried out or
+// redirected to a data server (Options.AuditLog), each with the request's
+// id and principal. A line holds the clean path, never the query (a
+// signature may be there), and no header: no token, password or cookie
+// reaches a log. Every answer echoes X-Request-Id.
+
+var hdrRequestID = []byte("X-Request-Id")
+
+// maxRequestID bounds the X-Request-Id md keeps from a client.
+const maxRequestID = 64
+
+// appendRequestID appends the part of a client's X-Request-Id md keeps:
+// at most maxRequestID bytes, surrounding blanks dropped, and every byte
+// other than a letter, a digit or one of - _ . : / + = @ replaced by '_',
+// so an id cannot forge or break a log line. Empty: none usable.
+func appendRequestID(dst, h []byte) []byte {
+	h = trimSpace(h)
+	if len(h) > maxRequestID {
+		h = h[:maxRequestID]
+	}
+	for _, c := range h {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-', c == '_', c == '.', c == ':', c == '/', c == '+', c == '=', c == '@':
+		default:
+			c = '_'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// Generated ids: a random prefix per process (md replicas do not collide)
+// and a counter.
+var (
+	idPrefix = func() []byte {
+		var b [6]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			panic(err)
+		}
+		return []byte(hex.EncodeToString(b[:]) + "-")
+	}()
+	idSeq atomic.Uint64
+)
+
+// setRequestID takes the client's X-Request-Id, or makes one.
+func (st *reqState) setRequestID(ctx *fasthttp.RequestCtx) {
+	id := appendRequestID(st.id[:0], ctx.Request.Header.PeekBytes(hdrRequestID))
+	if len(id) == 0 {
+		id = append(st.id[:0], idPrefix...)
+		id = strconv.AppendUint(id, idSeq.Add(1), 16)
+	}
+	st.idLen = len(id)
+}
+
+// finish ends a namespace request md answered: it echoes the request id
+// and writes the access and audit lines, once.
+func (s *Server) finish(ctx *fasthttp.RequestCtx) {
+	st := stateOf(ctx)
+	if st == nil || st.logged {
+		return
+	}
+	st.logged = true
+	ctx.Response.Header.SetBytesKV(hdrRequestID, st.id[:st.idLen])
+	if s.opts.AccessLog != nil {
+		s.logAccess(ctx, st)
+	}
+	if s.opts.AuditLog != nil && isMutation(ctx.Method()) && ctx.Response.StatusCode() < 400 {
+		s.logAudit(ctx, st)
+	}
+}
+
+// isMutation reports whether a method changes the namespace.
+func isMutation(m []byte) bool {
+	switch string(m) {
+	case "PUT", "MKCOL", "DELETE", "MOVE", "COPY", "PROPPATCH", "LOCK", "UNLOCK":
+		return true
+	}
+	return false
+}
+
+// methodName is the method as a constant string (no allocation) for the
+// methods md knows, else the client's, bounded.
+func methodName(m []byte) string {
+	switch string(m) {
+	case "HEAD":
+		return "HEAD"
+	case "GET":
+		return "GET"
+	case "PROPFIND":
+		return "PROPFIND"
+	case "PUT":
+		return "PUT"
+	case "OPTIONS":
+		return "OPTIONS"
+	case "MKCOL":
+		return "MKCOL"
+	case "DELETE":
+		return "DELETE"
+	case "MOVE":
+		return "MOVE"
+	case "COPY":
+		return "COPY"
+	case "PROPPATCH":
+		return "PROPPATCH"
+	case "LOCK":
+		return "LOCK"
+	case "UNLOCK":
+		return "UNLOCK"
+	case "POST":
+		return "POST"
+	}
+	if len(m) > 16 {
+		m = m[:16]
+	}
+	return string(appendRequestID(nil, m))
+}
+
+// logPath is the request's clean path, or, when admission did not parse
+// one (a malformed path), the raw path without its query.
+func logPath(ctx *fasthttp.RequestCtx, st *reqState) string {
+	if st.havePath {
+		return st.path
+	}
+	raw := ctx.Request.URI().PathOriginal()
+	if i := indexByte(raw, '?'); i >= 0 {
+		raw = raw[:i]
+	}
+	if len(raw) > 1024 {
+		raw = raw[:1024]
+	}
+	return string(raw)
+}
+
+func (s *Server) logAccess(ctx *fasthttp.RequestCtx, st *reqState) {
+	l := s.opts.AccessLog
+	if !l.Enabled(s.base, slog.LevelInfo) {
+		return
+	}
+	n := 0
+	if !ctx.IsHead() {
+		if ctx.Response.IsBodyStream() {
+			n = max(ctx.Response.Header.ContentLength(), 0)
+		} else {
+			n = len(ctx.Response.Body())
+		}
+	}
+	l.LogAttrs(s.base, slog.LevelInfo, "access",
+		slog.String("id", string(st.id[:st.idLen])),
+		slog.String("principal", principalOf(ctx).ID),
+		slog.String("method", methodName(ctx.Method())),
+		slog.String("path", logPath(ctx, st)),
+		slog.Int("status", ctx.Response.StatusCode()),
+		slog.Int("bytes", n),
+		slog.Duration("duration", time.Since(st.start)),
+	)
+}
+
+func (s *Server) logAudit(ctx *fasthttp.RequestCtx, st *reqState) {
+	attrs := []slog.Attr{
+		slog.String("id", string(st.id[:st.idLen])),
+		slog.String("principal", principalOf(ctx).ID),
+		slog.String("method", methodName(ctx.Method())),
+		slog.String("path", logPath(ctx, st)),
+		slog.Int("status", ctx.Response.StatusCode()),
+	}
+	if ctx.IsPut() && ctx.Response.StatusCode() == fasthttp.StatusTemporaryRedirect {
+		attrs = append(attrs, slog.String("note", "redirected to a data server, which commits the upload"))
+	}
+	if m := ctx.Method(); string(m) == "MOVE" || string(m) == "COPY" {
+		if dst, err := parseDestination(ctx.Request.Header.PeekBytes(hdrDestination)); err == nil {
+			attrs = append(attrs, slog.String("destination", dst))
+		}
+	}
+	s.opts.AuditLog.LogAttrs(s.base, slog.LevelInfo, "audit", attrs...)
+}
