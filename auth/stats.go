@@ -20,7 +20,7 @@ const (
 )
 
 const (
-	statOK = iota
+	statOK      = iota
 	statInvalid // a bad credential, or one that could not be checked (issuer keys unavailable)
 	statDenied  // a valid principal refused by Authorize
 )
