@@ -123,38 +123,46 @@ func (s *Server) admitting(ctx *fasthttp.RequestCtx, expecting bool) bool {
 		return true
 	}
 	st := newState(ctx)
-	st.start = time.Now()
+	if expecting {
+		st.start = time.Now() // ctx.Time() is set after the Expect handler
+	} else {
+		st.start = ctx.Time()
+	}
 	st.setRequestID(ctx)
 	a := s.opts.Auth
 	if a == nil {
 		st.p = shoal.Anonymous
 		return true
 	}
-	secure := auth.Secure(ctx.IsTLS(), ctx.RemoteIP())
-	p, err := a.Authenticate(s.base, ctx.Request.Header.PeekBytes(hdrAuthorization), secure)
+	h := ctx.Request.Header.PeekBytes(hdrAuthorization)
+	p, err := a.Authenticate(s.base, h, len(h) > 0 && secure(ctx))
 	if err != nil {
-		s.refuse(ctx, secure, !expecting, err, err)
+		s.refuse(ctx, !expecting, err, err)
 		return false
 	}
 	st.p = p
 	if err := s.authorize(ctx, st); err != nil {
-		s.refuse(ctx, secure, !expecting, err, nil)
+		s.refuse(ctx, !expecting, err, nil)
 		return false
 	}
 	return true
 }
 
+// secure reports whether the connection may carry a password: TLS, or a
+// client on loopback (see auth.Secure).
+func secure(ctx *fasthttp.RequestCtx) bool { return auth.Secure(ctx.IsTLS(), ctx.RemoteIP()) }
+
 // refuse answers a refused request: the error, WWW-Authenticate on a 401
 // (authErr is the authentication error, if that was the cause), and,
 // with drain, a body the client may be sending read and dropped so it gets
 // the answer rather than a reset.
-func (s *Server) refuse(ctx *fasthttp.RequestCtx, secure, drain bool, err, authErr error) {
+func (s *Server) refuse(ctx *fasthttp.RequestCtx, drain bool, err, authErr error) {
 	if drain {
 		objhttp.DrainBody(ctx)
 	}
 	httperr.Write(ctx, err)
 	if ctx.Response.StatusCode() == fasthttp.StatusUnauthorized {
-		for _, c := range s.opts.Auth.Challenges(secure, authErr) {
+		for _, c := range s.opts.Auth.Challenges(secure(ctx), authErr) {
 			ctx.Response.Header.AddBytesK(hdrWWWAuthenticate, c)
 		}
 	}

@@ -2,6 +2,7 @@ package md
 
 import (
 	"context"
+	"net"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 
 // benchServer is md over a SQLite catalog behind the cache's in-process
 // tier, with one file and its entry already cached.
-func benchServer(b *testing.B) *Server {
+func benchServer(b *testing.B, tweak ...func(*Options)) *Server {
 	ctx := context.Background()
 	db, err := catalog.Open(ctx, catalog.Options{DSN: "sqlite:" + filepath.Join(b.TempDir(), "c.db")})
 	if err != nil {
@@ -23,7 +24,11 @@ func benchServer(b *testing.B) *Server {
 	}
 	b.Cleanup(func() { db.Close() })
 	cat := cache.NewCatalog(db, cache.Options{L1: true})
-	s, err := New(Options{Catalog: cat, Keys: sign.Random()})
+	opts := Options{Catalog: cat, Keys: sign.Random()}
+	for _, f := range tweak {
+		f(&opts)
+	}
+	s, err := New(opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -40,7 +45,8 @@ func benchRun(b *testing.B, s *Server, method string, hdr map[string]string) {
 
 func benchRunBody(b *testing.B, s *Server, method string, hdr map[string]string, body string) {
 	var ctx fasthttp.RequestCtx
-	ctx.Init(&fasthttp.Request{}, nil, nil) // as a server would: ctx is a context.Context
+	// as a server would: ctx is a context.Context; a client on loopback
+	ctx.Init(&fasthttp.Request{}, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}, nil)
 	h := s.Handler()
 	setup := func() {
 		ctx.Request.Reset()
@@ -57,6 +63,9 @@ func benchRunBody(b *testing.B, s *Server, method string, hdr map[string]string,
 	ctx.Request.Header.SetMethod("PUT")
 	ctx.Request.SetRequestURI("/data/file.txt")
 	ctx.Request.SetBodyString("hello, shoal")
+	if a := hdr["Authorization"]; a != "" {
+		ctx.Request.Header.Set("Authorization", a)
+	}
 	h(&ctx)
 	if ctx.Response.StatusCode() != 201 {
 		b.Fatalf("PUT: %d %s", ctx.Response.StatusCode(), ctx.Response.Body())

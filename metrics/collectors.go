@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"shoal"
+	"shoal/auth"
 	"shoal/cache"
 )
 
@@ -114,4 +115,19 @@ func residentBytes() (uint64, bool) {
 		return 0, false
 	}
 	return pages * uint64(os.Getpagesize()), true
+}
+
+// AuthCollector writes md's authentications by method (bearer, basic,
+// anonymous) and result (ok; invalid: a bad credential; denied: a valid
+// principal refused a method on a path).
+func AuthCollector(stats func() auth.Stats) Collector {
+	return CollectorFunc(func(w *Writer) {
+		s := stats()
+		for m, method := range auth.StatMethods {
+			for r, result := range auth.StatResults {
+				w.Counter("shoal_auth_total", "Authentications by method (bearer, basic, anonymous) and result (ok, invalid credential, denied a method on a path).",
+					float64(s[m][r]), Label{"method", method}, Label{"result", result})
+			}
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"shoal"
+	"shoal/auth"
 	"shoal/catalog"
 	"shoal/cmd/shoal/config"
 	"shoal/diskserver"
@@ -33,9 +34,14 @@ func openCatalog(ctx context.Context, c *config.Config, log *slog.Logger) (shoal
 	return withCache(db, c, log)
 }
 
-// newMD builds the metadata frontend over cat; the jobs created through
-// it poke runner (nil: none in this process).
-func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Runner) (*md.Server, error) {
+// newMD builds the metadata frontend over cat, enforcing a (see newAuth),
+// logging to log; the jobs created through it poke runner (nil: none in
+// this process).
+func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Runner, a *auth.Auth, log *slog.Logger) (*md.Server, error) {
+	var access *slog.Logger
+	if c.Log.Access {
+		access = log
+	}
 	inline := int64(c.MD.InlineMax)
 	if inline == 0 {
 		inline = -1 // md: 0 means its default, <0 disables
@@ -73,6 +79,10 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Ru
 		Net:               c.Net.Guard(),
 		ActiveContent:     c.MD.ActiveContent,
 		AllowedHosts:      c.MD.AllowedHosts,
+
+		Auth:      a,
+		AccessLog: access,
+		AuditLog:  log,
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"shoal"
 	"shoal/cmd/shoal/config"
+	"shoal/metrics"
 )
 
 func newAllCommand() *cobra.Command {
@@ -43,6 +44,9 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	}
 	if c.All.Data == "" {
 		return fmt.Errorf("all.data: give a data directory with --data DIR")
+	}
+	if err := checkExposure(&c); err != nil {
+		return err
 	}
 	dir, err := filepath.Abs(c.All.Data)
 	if err != nil {
@@ -113,7 +117,15 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		closeAll()
 		return err
 	}
+	reloads := watchSIGHUP(ctx, log)
+	a, err := newAuth(ctx, &c, mdLn.Addr(), reloads, log)
+	if err != nil {
+		cat.Close()
+		closeAll()
+		return err
+	}
 	reg := newRegistry()
+	reg.Register(metrics.AuthCollector(a.Stats))
 	observed := observeMD(reg, cat)
 	runner, err := newRunner(&c, observed, keys, log)
 	if err != nil {
@@ -121,7 +133,7 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		closeAll()
 		return err
 	}
-	mds, err := newMD(&c, observed, keys, runner)
+	mds, err := newMD(&c, observed, keys, runner, a, log)
 	if err != nil {
 		closeRunner(runner)
 		cat.Close()

@@ -63,6 +63,7 @@ func runDisk(cmd *cobra.Command, _ []string) error {
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "shoal disk: serving\ndisk %s/\nid   %s\nmd   %s\nready\n", public, disk.ID(), c.Disk.MD)
 	log.Info("data server ready", "id", disk.ID(), "url", public, "md", c.Disk.MD, "dirs", c.Disk.Data)
+	watchSIGHUP(cmd.Context(), log) // nothing of its own to reload yet: SIGHUP must not end it
 	observed := observeDisk(newRegistry(), disk, c.Net.Guard())
 	return runServices(cmd.Context(), log, c.MD.ShutdownTimeout,
 		[]service{{name: "disk", ln: ln, serve: observed.Serve, close: observed.Close}}, nil)

@@ -55,6 +55,7 @@ func runGW(cmd *cobra.Command, _ []string) error {
 		ln.Close()
 		return err
 	}
+	watchSIGHUP(cmd.Context(), log) // nothing of its own to reload yet: SIGHUP must not end it
 	fmt.Fprintf(cmd.OutOrStdout(), "shoal gw: serving\ngw %s/\nid %s\nmd %s\nready\n", public, g.ID(), c.GW.MD)
 	log.Info("gw ready", "id", g.ID(), "url", public, "md", c.GW.MD)
 	return runServices(cmd.Context(), log, c.MD.ShutdownTimeout,

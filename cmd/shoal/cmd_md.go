@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"shoal/cmd/shoal/config"
+	"shoal/metrics"
 )
 
 func newMDCommand() *cobra.Command {
@@ -34,6 +35,9 @@ func runMD(cmd *cobra.Command, _ []string) error {
 	if c.Catalog.DSN == "" {
 		return fmt.Errorf("catalog.dsn: give the catalog with --catalog sqlite:PATH or mysql://USER:PASS@HOST:PORT/DB")
 	}
+	if err := checkExposure(&c); err != nil {
+		return err
+	}
 	keys, err := loadKeys(&c)
 	if err != nil {
 		return err
@@ -47,7 +51,15 @@ func runMD(cmd *cobra.Command, _ []string) error {
 		ln.Close()
 		return err
 	}
+	reloads := watchSIGHUP(cmd.Context(), log)
+	a, err := newAuth(cmd.Context(), &c, ln.Addr(), reloads, log)
+	if err != nil {
+		cat.Close()
+		ln.Close()
+		return err
+	}
 	reg := newRegistry()
+	reg.Register(metrics.AuthCollector(a.Stats))
 	observed := observeMD(reg, cat)
 	runner, err := newRunner(&c, observed, keys, log)
 	if err != nil {
@@ -55,7 +67,7 @@ func runMD(cmd *cobra.Command, _ []string) error {
 		ln.Close()
 		return err
 	}
-	mds, err := newMD(&c, observed, keys, runner)
+	mds, err := newMD(&c, observed, keys, runner, a, log)
 	if err != nil {
 		closeRunner(runner)
 		cat.Close()

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"shoal/auth/users"
+	"shoal/cmd/shoal/config"
 )
 
 // newUserCommand is `shoal admin user add|del|list`: edits of the local
@@ -23,7 +24,7 @@ func newUserCommand() *cobra.Command {
 		Use:   "user add|del|list --users-file F",
 		Short: "manage the local users file (HTTP Basic users and their groups)",
 	}
-	cmd.PersistentFlags().String("users-file", "", "users file to edit (NAME:BCRYPT-HASH[:GROUP,...] per line)")
+	config.Flag(cmd.PersistentFlags(), "users-file", "auth.users_file", "users file to edit (NAME:BCRYPT-HASH[:GROUP,...] per line)")
 	add := &cobra.Command{
 		Use:   "add NAME [--groups G1,G2]",
 		Short: "add a user, or set an existing user's password and groups; the password is read from stdin (asked twice, unechoed, on a terminal)",
@@ -74,12 +75,18 @@ func newUserCommand() *cobra.Command {
 	return cmd
 }
 
+// usersFile is the file to edit: --users-file, else auth.users_file of
+// the config (file or SHOAL_AUTH_USERS_FILE), so the command edits the
+// file md reads.
 func usersFile(cmd *cobra.Command) (string, error) {
-	f, _ := cmd.Flags().GetString("users-file")
-	if f == "" {
-		return "", errors.New("--users-file is required")
+	c, err := config.Load(cmd.Flags())
+	if err != nil {
+		return "", err
 	}
-	return f, nil
+	if c.Auth.UsersFile == "" {
+		return "", errors.New("no users file: give --users-file F or set auth.users_file")
+	}
+	return c.Auth.UsersFile, nil
 }
 
 func runUserAdd(cmd *cobra.Command, args []string) error {

@@ -65,3 +65,20 @@ func TestAdminUser(t *testing.T) {
 		t.Fatalf("no file: %v", err)
 	}
 }
+
+// TestAdminUserConfigFile: without --users-file the command edits
+// auth.users_file, the file md reads.
+func TestAdminUserConfigFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "users")
+	t.Setenv("SHOAL_AUTH_USERS_FILE", file)
+	if out, err := runWithStdin(t, "pw\n", "admin", "user", "add", "dave", "--cost", "4"); err != nil || !strings.Contains(out, file) {
+		t.Fatalf("add: %v\n%s", err, out)
+	}
+	if out, err := runWithStdin(t, "", "admin", "user", "list"); err != nil || !strings.Contains(out, "dave") {
+		t.Fatalf("list: %v\n%s", err, out)
+	}
+	t.Setenv("SHOAL_AUTH_USERS_FILE", "")
+	if _, err := runWithStdin(t, "", "admin", "user", "list"); err == nil || !strings.Contains(err.Error(), "auth.users_file") {
+		t.Fatalf("no file: %v", err)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"shoal/auth/rules"
+	"shoal/auth/token"
 	"shoal/internal/netguard"
 )
 
@@ -34,6 +36,7 @@ type Config struct {
 	Jobs            JobsConfig    `mapstructure:"jobs" doc:"admin jobs (repair, drain, scrub, fsck): the runner beside each md (shoal md, shoal all)"`
 	Admin           AdminConfig   `mapstructure:"admin" doc:"shoal admin"`
 	Net             NetConfig     `mapstructure:"net" doc:"every listener (md public and internal, disk, gw): timeouts against slow and idle clients, connection caps"`
+	Auth            AuthConfig    `mapstructure:"auth" doc:"identity and access, enforced by md (see README, Security model); nothing set: md on loopback serves anyone everything, elsewhere it refuses to start"`
 }
 
 type NetConfig struct {
@@ -48,6 +51,7 @@ type NetConfig struct {
 type LogConfig struct {
 	Level  string `mapstructure:"level" doc:"debug, info, warn or error"`
 	Format string `mapstructure:"format" doc:"text or json"`
+	Access bool   `mapstructure:"access" doc:"one info line per request (md, data servers, gws): request id, principal, method, path, status, bytes, duration; md's audit lines for mutations are always written"`
 }
 
 type AllConfig struct {
@@ -126,11 +130,26 @@ type AdminConfig struct {
 	Timeout time.Duration `mapstructure:"timeout" doc:"how long an admin command waits for an answer from md (long operations send progress every second: this bounds silence, not their length)"`
 }
 
+// AuthConfig is md's identity and access. The lists (issuers, rules) are
+// set in the config file only; the rest also by SHOAL_AUTH_* variables.
+type AuthConfig struct {
+	Issuers    []token.IssuerConfig `mapstructure:"issuers" doc:"trusted bearer-token issuers (WLCG, SciTokens), each {url: https://…, jwks_file: keys from a file instead of OIDC discovery, base_path: where its scope paths start, audiences: […]} (empty: no tokens accepted)"`
+	Audiences  []string             `mapstructure:"audiences" doc:"audiences a token must name (or the WLCG/SciTokens \"any\" value) for issuers listing none (empty: md's own URLs)"`
+	KeyRefresh time.Duration        `mapstructure:"key_refresh" doc:"how often issuers' keys are refetched (1h to 6h; the last good keys are kept 48h while an issuer is down)"`
+	UsersFile  string               `mapstructure:"users_file" doc:"local users for HTTP Basic (NAME:BCRYPT-HASH[:GROUPS] per line; shoal admin user add); reread when it changes and on SIGHUP (empty: none)"`
+	Rules      []rules.Rule         `mapstructure:"rules" doc:"rights granted to users, group tokens and anonymous, each {path: /p, who: anonymous|authenticated|user:NAME|group:NAME|issuer:URL, rights: [read, create, modify]}"`
+}
+
+// Configured reports whether any identity or rule is configured.
+func (a *AuthConfig) Configured() bool {
+	return len(a.Issuers) > 0 || a.UsersFile != "" || len(a.Rules) > 0
+}
+
 // Defaults is the configuration with nothing set.
 func Defaults() Config {
 	return Config{
 		SignMaxLifetime: time.Hour,
-		Log:             LogConfig{Level: "info", Format: "text"},
+		Log:             LogConfig{Level: "info", Format: "text", Access: true},
 		MD: MDConfig{
 			Listen:            "127.0.0.1:8080",
 			DataMode:          "auto",
@@ -182,6 +201,7 @@ func Defaults() Config {
 			MaxConns:          2048,
 			MaxConnsPerIP:     512,
 		},
+		Auth: AuthConfig{KeyRefresh: token.DefaultKeyRefresh},
 	}
 }
 
@@ -291,6 +311,31 @@ func (c *Config) Validate() error {
 	if c.Disk.Pool == "" {
 		return fmt.Errorf("disk.pool must not be empty")
 	}
+	return c.Auth.validate()
+}
+
+// validate checks the auth section as far as it can without files or
+// network: rules compile, issuers are well-formed, key_refresh is in
+// range. Errors name the key (auth.rules[2], auth.issuers[0].url).
+func (a *AuthConfig) validate() error {
+	if _, err := rules.Compile(a.Rules); err != nil {
+		return err // already "auth.rules[i]: …"
+	}
+	for i, aud := range a.Audiences {
+		if strings.TrimSpace(aud) == "" {
+			return fmt.Errorf("auth.audiences[%d]: empty", i)
+		}
+	}
+	tc := token.Config{Issuers: a.Issuers, Audiences: a.Audiences, KeyRefresh: a.KeyRefresh}
+	if len(tc.Audiences) == 0 {
+		tc.Audiences = []string{"md's URLs"} // the default, known once md listens
+	}
+	if a.KeyRefresh == 0 {
+		return fmt.Errorf("auth.key_refresh: must be between %v and %v", token.MinKeyRefresh, token.MaxKeyRefresh)
+	}
+	if err := tc.Validate(); err != nil {
+		return fmt.Errorf("auth.%w", err)
+	}
 	return nil
 }
 
@@ -324,10 +369,23 @@ func httpURL(key, s string) error {
 // normalize makes empty lists nil, so a config read back from a file
 // compares equal to Defaults.
 func (c *Config) normalize() {
-	for _, l := range []*[]string{&c.MD.NoRedirectAgents, &c.Cache.Memcached, &c.Disk.Data, &c.MD.AllowedHosts} {
+	lists := []*[]string{&c.MD.NoRedirectAgents, &c.Cache.Memcached, &c.Disk.Data, &c.MD.AllowedHosts, &c.Auth.Audiences}
+	for i := range c.Auth.Issuers {
+		lists = append(lists, &c.Auth.Issuers[i].Audiences)
+	}
+	for i := range c.Auth.Rules {
+		lists = append(lists, &c.Auth.Rules[i].Rights)
+	}
+	for _, l := range lists {
 		if len(*l) == 0 {
 			*l = nil
 		}
+	}
+	if len(c.Auth.Issuers) == 0 {
+		c.Auth.Issuers = nil
+	}
+	if len(c.Auth.Rules) == 0 {
+		c.Auth.Rules = nil
 	}
 }
 

@@ -237,3 +237,74 @@ func TestSize(t *testing.T) {
 		}
 	}
 }
+
+func TestAuthSection(t *testing.T) {
+	file := writeFile(t, `auth:
+  issuers:
+    - url: https://iam.example.org/
+      audiences: [https://se.example.org]
+    - {url: https://scitokens.example.org, jwks_file: /etc/shoal/sci.jwks, base_path: /sci}
+  audiences: ["https://md.example.org"]
+  users_file: /etc/shoal/users
+  rules:
+    - {path: /pub, who: anonymous, rights: [read]}
+    - path: /home/alice
+      who: "user:alice"
+      rights: "read,create,modify"
+`)
+	t.Setenv("SHOAL_AUTH_KEY_REFRESH", "2h")
+	c, err := Load(flags(t, "--config", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Auth
+	if len(a.Issuers) != 2 || a.Issuers[0].URL != "https://iam.example.org/" || !reflect.DeepEqual(a.Issuers[0].Audiences, []string{"https://se.example.org"}) ||
+		a.Issuers[1].JWKSFile != "/etc/shoal/sci.jwks" || a.Issuers[1].BasePath != "/sci" || a.Issuers[1].Audiences != nil {
+		t.Errorf("issuers: %+v", a.Issuers)
+	}
+	if len(a.Rules) != 2 || a.Rules[0].Who != "anonymous" || !reflect.DeepEqual(a.Rules[1].Rights, []string{"read", "create", "modify"}) {
+		t.Errorf("rules: %+v", a.Rules)
+	}
+	if a.UsersFile != "/etc/shoal/users" || a.KeyRefresh != 2*time.Hour || !reflect.DeepEqual(a.Audiences, []string{"https://md.example.org"}) {
+		t.Errorf("auth: %+v", a)
+	}
+	// The scalar keys come from the environment too.
+	t.Setenv("SHOAL_AUTH_USERS_FILE", "/srv/users")
+	if c, err = Load(flags(t, "--config", file)); err != nil || c.Auth.UsersFile != "/srv/users" {
+		t.Errorf("SHOAL_AUTH_USERS_FILE: %q %v", c.Auth.UsersFile, err)
+	}
+	// config show writes what loads back the same.
+	var buf bytes.Buffer
+	if err := WriteSample(&buf, &c); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SHOAL_AUTH_USERS_FILE", "")
+	t.Setenv("SHOAL_AUTH_KEY_REFRESH", "")
+	again, err := Load(flags(t, "--config", writeFile(t, buf.String())))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	if !reflect.DeepEqual(again.Auth, c.Auth) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", again.Auth, c.Auth)
+	}
+}
+
+func TestAuthRejects(t *testing.T) {
+	for _, tc := range []struct{ name, file, wantInErr string }{
+		{"bad who", "auth:\n  rules: [{path: /, who: \"usr:bob\", rights: [read]}]\n", "auth.rules[0]"},
+		{"bad right", "auth:\n  rules: [{path: /, who: anonymous, rights: [write]}]\n", "auth.rules[0]"},
+		{"relative rule path", "auth:\n  rules: [{path: x, who: anonymous, rights: [read]}]\n", "auth.rules[0]"},
+		{"unknown rule key", "auth:\n  rules: [{path: /, who: anonymous, rights: [read], when: now}]\n", "when"},
+		{"plain http issuer", "auth:\n  issuers: [{url: \"http://iam.example.org\"}]\n", "auth.issuers[0].url"},
+		{"issuer twice", "auth:\n  issuers: [{url: \"https://a.example\"}, {url: \"https://a.example\"}]\n", "auth.issuers[1].url"},
+		{"key refresh too short", "auth:\n  key_refresh: 30m\n", "auth.key_refresh"},
+		{"key refresh too long", "auth:\n  key_refresh: 7h\n", "auth.key_refresh"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(flags(t, "--config", writeFile(t, tc.file)))
+			if err == nil || !strings.Contains(err.Error(), tc.wantInErr) {
+				t.Errorf("err = %v, want one naming %q", err, tc.wantInErr)
+			}
+		})
+	}
+}

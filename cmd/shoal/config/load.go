@@ -69,6 +69,12 @@ func findLeaf(c *Config, key string) (leaf, bool) {
 	return leaf{}, false
 }
 
+// isStructList reports whether t is a list of mappings, which has no
+// environment or flag form.
+func isStructList(t reflect.Type) bool {
+	return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct
+}
+
 // EnvName is the environment variable that sets key.
 func EnvName(key string) string {
 	return "SHOAL_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
@@ -120,6 +126,9 @@ func Load(flags *pflag.FlagSet) (Config, error) {
 	defaults := Defaults()
 	for _, l := range allLeaves(&defaults) {
 		v.SetDefault(l.key, l.value.Interface())
+		if isStructList(l.value.Type()) {
+			continue // lists of mappings (auth.issuers, auth.rules): the file only
+		}
 		// AutomaticEnv alone is not seen by Unmarshal for keys without a
 		// value elsewhere; an explicit binding is.
 		if err := v.BindEnv(l.key); err != nil {

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -47,9 +48,26 @@ func yamlValue(v any) string {
 		return strconv.Quote(shortDuration(v))
 	case Size:
 		return strconv.Quote(v.String())
-	default:
-		return fmt.Sprint(v)
 	}
+	if rv := reflect.ValueOf(v); isStructList(rv.Type()) {
+		return structList(rv)
+	}
+	return fmt.Sprint(v)
+}
+
+// structList writes a list of structs (auth.issuers, auth.rules) as a
+// flow sequence of mappings keyed by their mapstructure tags.
+func structList(v reflect.Value) string {
+	items := make([]string, v.Len())
+	for i := range items {
+		e := v.Index(i)
+		var fields []string
+		for j := 0; j < e.NumField(); j++ {
+			fields = append(fields, e.Type().Field(j).Tag.Get("mapstructure")+": "+yamlValue(e.Field(j).Interface()))
+		}
+		items[i] = "{" + strings.Join(fields, ", ") + "}"
+	}
+	return "[" + strings.Join(items, ", ") + "]"
 }
 
 // shortDuration drops the zero tails of time.Duration.String: 5m, not 5m0s.
