@@ -115,13 +115,13 @@ var (
 	root = basicAuth("root", rootPassword)
 	// a PROPPATCH and a LOCK body
 	proppatchBody = []byte(`<D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><x xmlns="urn:x">1</x></D:prop></D:set></D:propertyupdate>`)
-	lockBody      = []byte(`<D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>`)
+	authLockBody      = []byte(`<D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>`)
 )
 
 // lockToken takes a lock on path as cred and returns its token.
 func (f *authFixture) lockToken(cred, path string) string {
 	f.t.Helper()
-	r := f.as(cred, "LOCK", path, nil, lockBody)
+	r := f.as(cred, "LOCK", path, nil, authLockBody)
 	if r.status != 200 && r.status != 201 {
 		f.t.Fatalf("LOCK %s: %d %s", path, r.status, r.body)
 	}
@@ -194,7 +194,7 @@ func TestAuthMethods(t *testing.T) {
 		{"MOVE", 201, on("MOVE", map[string]string{"Destination": f.url + "/t/movedN"}, nil)},
 		{"COPY", 201, on("COPY", map[string]string{"Destination": "/t/copyN"}, nil)},
 		{"PROPPATCH", 207, on("PROPPATCH", nil, proppatchBody)},
-		{"LOCK", 200, on("LOCK", nil, lockBody)},
+		{"LOCK", 200, on("LOCK", nil, authLockBody)},
 		{"UNLOCK", 204, func(c string, may bool, n int) func() resp {
 			p := file(n)
 			owner := root // c may not lock: the lock is root's
@@ -249,7 +249,7 @@ func TestAuthLockOwner(t *testing.T) {
 	before := f.snapshot()
 	f.as(alice, "PUT", "/t/f", map[string]string{"If": "(" + tok + ")"}, []byte("v2")).want(t, "alice PUT with root's token", 423, "")
 	f.as(alice, "UNLOCK", "/t/f", map[string]string{"Lock-Token": tok}, nil).want(t, "alice UNLOCK of root's lock", 403, "another principal")
-	f.as(alice, "LOCK", "/t/f", map[string]string{"If": "(" + tok + ")"}, nil).want(t, "alice refreshing root's lock", 412, "")
+	f.as(alice, "LOCK", "/t/f", map[string]string{"If": "(" + tok + ")"}, nil).want(t, "alice refreshing root's lock", 403, "another principal")
 	if after := f.snapshot(); after != before {
 		t.Fatalf("refusals changed the namespace")
 	}
