@@ -58,6 +58,7 @@ type Options struct {
 	Net               netguard.Config // connection caps and timeouts (zero: netguard.Defaults)
 	ReserveBytes      int64           // free space kept on each disk; 0: DefaultReserveBytes, <0: none
 	Logger            *slog.Logger    // nil: slog.Default()
+	AccessLog         *slog.Logger    // one line per object request (objhttp.LogAccess); nil: none
 }
 
 // Server is the HTTP front of a Store.
@@ -120,6 +121,7 @@ func New(opts Options) (*Server, error) {
 		s.md = wire.NewClient(opts.MDURL, opts.Keys)
 	}
 	s.http = objhttp.NewHTTPServer(s.Handler(), "shoal-disk", opts.MaxBodySize, opts.Net)
+	s.http.Logger = objhttp.FastHTTPLogger(s.log)
 	return s, nil
 }
 
@@ -211,7 +213,11 @@ func (s *Server) Handler() fasthttp.RequestHandler {
 		path := ctx.Path()
 		switch {
 		case strings.HasPrefix(string(path), "/obj/"):
-			s.serveObject(ctx, string(path[len("/obj/"):]))
+			id := string(path[len("/obj/"):])
+			s.serveObject(ctx, id)
+			if s.opts.AccessLog != nil {
+				objhttp.LogAccess(s.opts.AccessLog, ctx, id)
+			}
 		case string(path) == wire.PathObjects:
 			s.serveObjectList(ctx)
 		case string(path) == wire.PathSpace:

@@ -42,6 +42,7 @@ type ServerOptions struct {
 	MaxBodySize       int64           // 0: DefaultMaxBodySize
 	Net               netguard.Config // connection caps and timeouts (zero: netguard.Defaults)
 	Logger            *slog.Logger    // nil: slog.Default()
+	AccessLog         *slog.Logger    // one line per object request (objhttp.LogAccess); nil: none
 }
 
 // Server is the HTTP front of the gateway: a data server speaking
@@ -96,6 +97,7 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		s.dir.md = s.md
 	}
 	s.http = objhttp.NewHTTPServer(s.Handler(), "shoal-gw", opts.MaxBodySize, opts.Net)
+	s.http.Logger = objhttp.FastHTTPLogger(s.log)
 	return s, nil
 }
 
@@ -158,5 +160,8 @@ func (s *Server) Handler() fasthttp.RequestHandler {
 			return
 		}
 		s.serveObject(ctx, path[len("/obj/"):])
+		if s.opts.AccessLog != nil {
+			objhttp.LogAccess(s.opts.AccessLog, ctx, path[len("/obj/"):])
+		}
 	}
 }

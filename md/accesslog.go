@@ -4,11 +4,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"net/url"
 	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"shoal/wire"
 )
 
 // md's request logs: one access line per namespace request
@@ -18,31 +21,10 @@ import (
 // signature may be there), and no header: no token, password or cookie
 // reaches a log. Every answer echoes X-Request-Id.
 
-var hdrRequestID = []byte("X-Request-Id")
+var hdrRequestID = []byte(wire.HeaderRequestID)
 
 // maxRequestID bounds the X-Request-Id md keeps from a client.
-const maxRequestID = 64
-
-// appendRequestID appends the part of a client's X-Request-Id md keeps:
-// at most maxRequestID bytes, surrounding blanks dropped, and every byte
-// other than a letter, a digit or one of - _ . : / + = @ replaced by '_',
-// so an id cannot forge or break a log line. Empty: none usable.
-func appendRequestID(dst, h []byte) []byte {
-	h = trimSpace(h)
-	if len(h) > maxRequestID {
-		h = h[:maxRequestID]
-	}
-	for _, c := range h {
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case c == '-', c == '_', c == '.', c == ':', c == '/', c == '+', c == '=', c == '@':
-		default:
-			c = '_'
-		}
-		dst = append(dst, c)
-	}
-	return dst
-}
+const maxRequestID = wire.MaxRequestID
 
 // Generated ids: a random prefix per process (md replicas do not collide)
 // and a counter.
@@ -59,7 +41,7 @@ var (
 
 // setRequestID takes the client's X-Request-Id, or makes one.
 func (st *reqState) setRequestID(ctx *fasthttp.RequestCtx) {
-	id := appendRequestID(st.id[:0], ctx.Request.Header.PeekBytes(hdrRequestID))
+	id := wire.AppendRequestID(st.id[:0], ctx.Request.Header.PeekBytes(hdrRequestID))
 	if len(id) == 0 {
 		id = append(st.id[:0], idPrefix...)
 		id = strconv.AppendUint(id, idSeq.Add(1), 16)
@@ -127,7 +109,7 @@ func methodName(m []byte) string {
 	if len(m) > 16 {
 		m = m[:16]
 	}
-	return string(appendRequestID(nil, m))
+	return string(wire.AppendRequestID(nil, m))
 }
 
 // logPath is the request's clean path, or, when admission did not parse
@@ -192,4 +174,31 @@ func (s *Server) logAudit(ctx *fasthttp.RequestCtx, st *reqState) {
 		}
 	}
 	s.opts.AuditLog.LogAttrs(s.base, slog.LevelInfo, "audit", attrs...)
+}
+
+// urlTag is what md writes into a signed data-server or gw URL about the
+// request it makes the URL for: the principal (signed: the data server
+// logs it) and the request id (not signed: for matching log lines).
+type urlTag struct{ who, rid string }
+
+// urlTagOf is the request's urlTag. Only requests that redirect or proxy
+// make one, so the strings it allocates cost the stat path nothing.
+func urlTagOf(ctx *fasthttp.RequestCtx) urlTag {
+	st := stateOf(ctx)
+	if st == nil {
+		return urlTag{}
+	}
+	t := urlTag{rid: string(st.id[:st.idLen])}
+	if st.p != nil {
+		t.who = st.p.ID
+	}
+	return t
+}
+
+// tag adds the request id to a signed URL.
+func (t urlTag) tag(u string) string {
+	if t.rid == "" {
+		return u
+	}
+	return u + "&" + wire.ParamRequestID + "=" + url.QueryEscape(t.rid)
 }

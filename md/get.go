@@ -115,7 +115,7 @@ func (s *Server) getInline(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 // carries its own credential, naming the other replicas in Link headers
 // (RFC 6249) and the Metalink that lists them all.
 func (s *Server) getRedirect(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
-	targets, err := s.readTargets(s.base, e)
+	targets, err := s.readTargets(s.base, e, urlTagOf(ctx))
 	if err != nil {
 		httperr.Write(ctx, err)
 		return
@@ -132,7 +132,7 @@ func (s *Server) getRedirect(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 // the next; an unreachable one is marked suspect, so that md stops
 // choosing it.
 func (s *Server) getProxy(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
-	targets, err := s.readTargets(s.base, e)
+	targets, err := s.readTargets(s.base, e, urlTagOf(ctx))
 	if err != nil {
 		httperr.Write(ctx, err)
 		return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -30,6 +31,8 @@ type env struct {
 	dsURL string
 	keys  *sign.Keys
 	http  *http.Client // does not follow redirects
+	// dsLogs holds the data server's log and access lines (text).
+	dsLogs *syncBuffer
 }
 
 func newEnv(t *testing.T, mode string, tweak ...func(*Options)) *env {
@@ -62,8 +65,11 @@ func newEnv(t *testing.T, mode string, tweak ...func(*Options)) *env {
 		t.Fatal(err)
 	}
 	e.dsURL = "http://" + dsLn.Addr().String()
+	e.dsLogs = &syncBuffer{}
+	dsLog := slog.New(slog.NewTextHandler(e.dsLogs, nil))
 	ds, err := diskserver.New(diskserver.Options{ID: "ds1", PublicURL: e.dsURL, Dirs: []string{filepath.Join(dir, "disk")},
-		MDURL: e.url, Keys: keys, ReserveBytes: -1, HeartbeatInterval: time.Second, GarbageInterval: 200 * time.Millisecond})
+		MDURL: e.url, Keys: keys, ReserveBytes: -1, HeartbeatInterval: time.Second, GarbageInterval: 200 * time.Millisecond,
+		Logger: dsLog, AccessLog: dsLog})
 	if err != nil {
 		t.Fatal(err)
 	}

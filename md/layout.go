@@ -234,10 +234,10 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 	exp := now.Add(s.opts.URLTTL)
 	if gwSrv != nil {
 		p.target = gwSrv.ID
-		return wire.GatewayURL(s.keys, gwSrv.URL, fasthttp.MethodPut, u.Object, u.ID, u.Layout, ids, exp), nil
+		return p.as.tag(wire.GatewayURLAs(s.keys, gwSrv.URL, fasthttp.MethodPut, u.Object, u.ID, p.as.who, u.Layout, ids, exp)), nil
 	}
 	p.target = servers[0].ID
-	return s.keys.URL(servers[0].URL, fasthttp.MethodPut, u.Object, u.ID, exp), nil
+	return p.as.tag(s.keys.URLAs(servers[0].URL, fasthttp.MethodPut, u.Object, u.ID, p.as.who, exp)), nil
 }
 
 // readTarget is where a GET of a file can be served from: a signed URL of
@@ -247,12 +247,12 @@ type readTarget struct {
 	server string // its id, to mark it suspect when it cannot be reached
 }
 
-// readTargets returns signed GET URLs for e, best first: for replicas one
+// readTargets returns signed GET URLs for e, made for as, best first: for replicas one
 // per live replica (random first, so reads spread), for EC one per live gw
 // (any gw can serve any file) with the shard servers in shard order; in
 // both cases the servers md could not reach last. KindUnavailable if there
 // is none.
-func (s *Server) readTargets(ctx context.Context, e *shoal.Entry) ([]readTarget, error) {
+func (s *Server) readTargets(ctx context.Context, e *shoal.Entry, as urlTag) ([]readTarget, error) {
 	exp := time.Now().Add(s.opts.URLTTL)
 	if e.Layout.Kind == shoal.LayoutEC {
 		servers, object, err := e.ShardServers()
@@ -265,7 +265,7 @@ func (s *Server) readTargets(ctx context.Context, e *shoal.Entry) ([]readTarget,
 		}
 		out := make([]readTarget, len(gws))
 		for i, g := range gws {
-			out[i] = readTarget{wire.GatewayURL(s.keys, g.URL, fasthttp.MethodGet, object, "", e.Layout, servers, exp), g.ID}
+			out[i] = readTarget{as.tag(wire.GatewayURLAs(s.keys, g.URL, fasthttp.MethodGet, object, "", as.who, e.Layout, servers, exp)), g.ID}
 		}
 		return out, nil
 	}
@@ -275,7 +275,7 @@ func (s *Server) readTargets(ctx context.Context, e *shoal.Entry) ([]readTarget,
 	}
 	out := make([]readTarget, len(reps))
 	for i, r := range reps {
-		out[i] = readTarget{s.keys.URL(r.url, fasthttp.MethodGet, r.object, "", exp), r.server}
+		out[i] = readTarget{as.tag(s.keys.URLAs(r.url, fasthttp.MethodGet, r.object, "", as.who, exp)), r.server}
 	}
 	return out, nil
 }

@@ -81,7 +81,7 @@ func asciiEqualFold(b []byte, s string) bool {
 // serveMetalink answers GET or HEAD of a file stored on data servers with
 // its Metalink document.
 func (s *Server) serveMetalink(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
-	targets, err := s.readTargets(s.base, e)
+	targets, err := s.readTargets(s.base, e, urlTagOf(ctx))
 	if err != nil {
 		httperr.Write(ctx, err)
 		return

@@ -31,6 +31,7 @@ type putPlan struct {
 	length int64           // Content-Length, -1 if chunked
 	client string          // who asks, for the bound on pending uploads
 	target string          // the data server or gw reserve chose
+	as     urlTag          // who the data server's URL is for
 }
 
 // planPut checks a PUT's headers against the namespace: the parent must be
@@ -46,7 +47,7 @@ func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 	if err := s.checkWrite(ctx, path, false); err != nil {
 		return nil, err
 	}
-	p := &putPlan{path: path, length: int64(ctx.Request.Header.ContentLength()), client: clientID(ctx)}
+	p := &putPlan{path: path, length: int64(ctx.Request.Header.ContentLength()), client: clientID(ctx), as: urlTagOf(ctx)}
 	if p.length < -1 {
 		p.length = 0 // identity without length: a request has no body then
 	}

@@ -31,6 +31,10 @@ const (
 	ParamKeyID  = "kid"
 	ParamSig    = "sig"
 	ParamUpload = "up"
+	// ParamPrincipal names who md let make the request (a principal ID,
+	// never a credential), for the data server's log; the signature
+	// covers it (WithPrincipal), so it can be neither changed nor dropped.
+	ParamPrincipal = "who"
 )
 
 // Header names of a signed internal call.
@@ -162,8 +166,14 @@ func (k *Keys) Verify(method, object string, exp int64, extra, kid, sig string, 
 // URL returns base + "/obj/" + object with a signature for method valid
 // until exp; upload (may be empty) is the upload id a PUT commits to.
 func (k *Keys) URL(base, method, object, upload string, exp time.Time) string {
+	return k.URLAs(base, method, object, upload, "", exp)
+}
+
+// URLAs is URL made for principal (a principal ID, or "" for none): the
+// URL names it (ParamPrincipal) and its signature covers it.
+func (k *Keys) URLAs(base, method, object, upload, principal string, exp time.Time) string {
 	e := exp.Unix()
-	kid, sig := k.Sign(method, object, e, upload)
+	kid, sig := k.Sign(method, object, e, WithPrincipal(upload, principal))
 	q := url.Values{}
 	q.Set(ParamExpiry, strconv.FormatInt(e, 10))
 	q.Set(ParamKeyID, kid)
@@ -171,13 +181,27 @@ func (k *Keys) URL(base, method, object, upload string, exp time.Time) string {
 	if upload != "" {
 		q.Set(ParamUpload, upload)
 	}
+	if principal != "" {
+		q.Set(ParamPrincipal, principal)
+	}
 	return strings.TrimRight(base, "/") + ObjectPath(object) + "?" + q.Encode()
+}
+
+// WithPrincipal is the "extra" a URL's signature covers once it names a
+// principal. A principal ID holds no control character (see
+// shoal.Principal), and no extra holds a newline, so the two cannot be
+// confused.
+func WithPrincipal(extra, principal string) string {
+	if principal == "" {
+		return extra
+	}
+	return extra + "\nwho=" + principal
 }
 
 // VerifyQuery checks the signature of an object URL: the expiry, key id
 // and signature read with get (the Param* query parameters) over method,
-// object and extra (what else the URL's signature covers: the upload id of
-// a data-server URL, more for a gw's). A HEAD may use a URL signed for
+// object, extra (what else the URL's signature covers: the upload id of
+// a data-server URL, more for a gw's) and the principal it names, if any. A HEAD may use a URL signed for
 // GET: it is a GET without body. Missing or bad: KindPermission.
 func (k *Keys) VerifyQuery(method, object, extra string, get func(string) string, now time.Time) error {
 	const op = "sign.VerifyQuery"
@@ -189,6 +213,7 @@ func (k *Keys) VerifyQuery(method, object, extra string, get func(string) string
 	if err != nil {
 		return shoal.Errorf(op, shoal.KindPermission, "bad expiry")
 	}
+	extra = WithPrincipal(extra, get(ParamPrincipal))
 	err = k.Verify(method, object, exp, extra, kid, sig, now)
 	if err != nil && method == "HEAD" && k.Verify("GET", object, exp, extra, kid, sig, now) == nil {
 		err = nil

@@ -28,14 +28,23 @@ func gatewayExtra(upload string, layout shoal.Layout, servers []string) string {
 // id: a shard a degraded write leaves out). md uses it to redirect EC
 // data requests and replica:N writes to a gw.
 func GatewayURL(keys *sign.Keys, base, method, object, upload string, layout shoal.Layout, servers []string, exp time.Time) string {
+	return GatewayURLAs(keys, base, method, object, upload, "", layout, servers, exp)
+}
+
+// GatewayURLAs is GatewayURL made for principal (an ID, or "" for none):
+// the URL names it (sign.ParamPrincipal) and its signature covers it.
+func GatewayURLAs(keys *sign.Keys, base, method, object, upload, principal string, layout shoal.Layout, servers []string, exp time.Time) string {
 	e := exp.Unix()
-	kid, sig := keys.Sign(method, object, e, gatewayExtra(upload, layout, servers))
+	kid, sig := keys.Sign(method, object, e, sign.WithPrincipal(gatewayExtra(upload, layout, servers), principal))
 	q := url.Values{}
 	q.Set(sign.ParamExpiry, strconv.FormatInt(e, 10))
 	q.Set(sign.ParamKeyID, kid)
 	q.Set(sign.ParamSig, sig)
 	if upload != "" {
 		q.Set(sign.ParamUpload, upload)
+	}
+	if principal != "" {
+		q.Set(sign.ParamPrincipal, principal)
 	}
 	q.Set(ParamLayout, layout.String())
 	q.Set(ParamServers, strings.Join(servers, ","))

@@ -58,3 +58,9 @@ const (
 	HeaderDigest = "Digest"
 	HeaderSize   = "X-Shoal-Size"
 )
+
+// ParamRequestID is the query parameter md adds to the signed data-server
+// and gw URLs it redirects or proxies to: md's X-Request-Id of the request,
+// so the data server's access line can be matched with md's. It is not
+// signed (it grants nothing) and data servers sanitize it like md does.
+const ParamRequestID = "rid"

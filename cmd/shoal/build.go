@@ -38,10 +38,6 @@ func openCatalog(ctx context.Context, c *config.Config, log *slog.Logger) (shoal
 // logging to log; the jobs created through it poke runner (nil: none in
 // this process).
 func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Runner, a *auth.Auth, log *slog.Logger) (*md.Server, error) {
-	var access *slog.Logger
-	if c.Log.Access {
-		access = log
-	}
 	inline := int64(c.MD.InlineMax)
 	if inline == 0 {
 		inline = -1 // md: 0 means its default, <0 disables
@@ -81,7 +77,7 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Ru
 		AllowedHosts:      c.MD.AllowedHosts,
 
 		Auth:      a,
-		AccessLog: access,
+		AccessLog: accessLog(c, log),
 		AuditLog:  log,
 	})
 }
@@ -141,5 +137,15 @@ func newDisk(c *config.Config, keys *sign.Keys, dirs []string, mdURL, publicURL 
 		Pool:              c.Disk.Pool,
 		HeartbeatInterval: c.Disk.Heartbeat,
 		Logger:            log,
+		AccessLog:         accessLog(c, log),
 	})
+}
+
+// accessLog is where a server writes its access lines: log, unless
+// log.access is off.
+func accessLog(c *config.Config, log *slog.Logger) *slog.Logger {
+	if !c.Log.Access {
+		return nil
+	}
+	return log
 }

@@ -99,7 +99,7 @@ func observeDisk(reg *metrics.Registry, disk *diskserver.Server, cfg netguard.Co
 	// 32-bit ARM an int cannot hold 64 GiB.
 	maxBody := int(min(diskserver.DefaultMaxBodySize, math.MaxInt))
 	srv := objhttp.NewHTTPServer(metrics.Middleware(disk.Handler(), reg, "disk"), "shoal-disk", int64(maxBody), cfg)
-	srv.Logger = slogPrintf{"disk"}
+	srv.Logger = slogPrintf("disk")
 	return &observedDisk{disk: disk, http: srv, net: cfg}
 }
 
@@ -122,15 +122,14 @@ func guarded(srv *fasthttp.Server, cfg netguard.Config) func(net.Listener) error
 // observedMD wraps an md HTTP server's handler in reg's middleware.
 func observedMD(srv *fasthttp.Server, reg *metrics.Registry, component string) *fasthttp.Server {
 	srv.Handler = metrics.Middleware(srv.Handler, reg, component)
-	srv.Logger = slogPrintf{component}
+	srv.Logger = slogPrintf(component)
 	return srv
 }
 
 // slogPrintf sends fasthttp's own messages (connections it could not
 // serve: malformed requests, timeouts) to the structured log instead of
-// its default unstructured logger on stderr.
-type slogPrintf struct{ component string }
-
-func (l slogPrintf) Printf(format string, args ...any) {
-	slog.Info(fmt.Sprintf(format, args...), "component", l.component, "source", "fasthttp")
+// its default unstructured logger on stderr, quoted request parts
+// redacted (objhttp.FastHTTPLogger).
+func slogPrintf(component string) fasthttp.Logger {
+	return objhttp.FastHTTPLogger(slog.Default().With("component", component))
 }

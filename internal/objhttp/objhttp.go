@@ -57,6 +57,7 @@ func NewHTTPServer(h fasthttp.RequestHandler, name string, maxBody int64, net ne
 		DisablePreParseMultipartForm: true,
 		NoDefaultContentType:         true,
 		CloseOnShutdown:              true,
+		SecureErrorLogMessage:        true, // fasthttp's own errors must not quote headers (Authorization)
 	}
 	net.Apply(s)
 	return s

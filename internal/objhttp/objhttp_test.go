@@ -129,3 +129,11 @@ func TestLoops(t *testing.T) {
 	m.Stop()
 	m.Start(context.Background(), func(context.Context) { t.Error("Start after Stop ran") })
 }
+
+func TestRedactQuoted(t *testing.T) {
+	in := `error when serving connection "127.0.0.1:37419"<->"[::1]:59756": error when reading request headers: malformed mime header: missing colon: "Authorization Bearer SECRET \"x\"": buffer size=102`
+	want := `error when serving connection "127.0.0.1:37419"<->"[::1]:59756": error when reading request headers: malformed mime header: missing colon: "[redacted]": buffer size=102`
+	if got := RedactQuoted(in); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
