@@ -91,10 +91,10 @@ type Options struct {
 	// once rather than at the runner's next look).
 	JobCreated func(id int64)
 
-	// AllowPoolProppatch lets any client that may PROPPATCH map a
-	// collection to a pool with the shoal:pool property (there is no user
-	// authentication yet, so it is off by default; `shoal admin pool set`
-	// always works).
+	// AllowPoolProppatch lets any client that may PROPPATCH a collection
+	// (create or modify on it) map it to a pool with the shoal:pool
+	// property: placement is the operator's, so it is off by default;
+	// `shoal admin pool set` always works.
 	AllowPoolProppatch bool
 
 	// WebDAV locks: the longest timeout a client may ask for (0:

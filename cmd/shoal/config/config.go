@@ -68,7 +68,7 @@ type MDConfig struct {
 	ProbeInterval      time.Duration `mapstructure:"probe_interval" doc:"how often md checks that each live data server and gw answers; one that does not gets no writes, and reads only when no other replica is left, until it heartbeats again (0: off, where md cannot reach the servers' public URLs)"`
 	ReusePort          bool          `mapstructure:"reuseport" doc:"listen with SO_REUSEPORT so several md processes share one port"`
 	ShutdownTimeout    time.Duration `mapstructure:"shutdown_timeout" doc:"on SIGINT/SIGTERM, how long in-flight requests may take to finish"`
-	AllowPoolProppatch bool          `mapstructure:"allow_pool_proppatch" doc:"let any WebDAV client map a collection to a pool with PROPPATCH of shoal:pool (no user authentication yet: off)"`
+	AllowPoolProppatch bool          `mapstructure:"allow_pool_proppatch" doc:"let any client that may PROPPATCH a collection (create or modify on it) map it to a pool with PROPPATCH of shoal:pool (off: placement is the operator's, shoal admin pool set)"`
 	DegradedWrites     bool          `mapstructure:"degraded_writes" doc:"let an ec:K+M write go ahead on K+M' servers (at least K+1) when fewer than K+M are live; shoal admin repair adds the missing shards later (off: such a write fails with 507)"`
 	ActiveContent      string        `mapstructure:"active_content" doc:"how md serves stored HTML, SVG, XHTML and JavaScript: sandbox (Content-Security-Policy: sandbox) or attachment (Content-Disposition: attachment)"`
 	AllowedHosts       []string      `mapstructure:"allowed_hosts" doc:"Host names md answers to (empty: any); other requests get 400"`
