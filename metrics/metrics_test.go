@@ -13,6 +13,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"shoal/auth"
 	"shoal/cache"
 	"shoal/metrics"
 	"shoal/wire"
@@ -225,6 +226,7 @@ func TestCollectors(t *testing.T) {
 		metrics.GarbageCollector(func() uint64 { return 5 }),
 		metrics.RuntimeCollector(),
 		metrics.BuildInfoCollector("v1", "abc"),
+		metrics.AuthCollector(func() auth.Stats { return auth.Stats{{4, 0, 1}, {9, 2, 3}, {5, 1, 0}} }),
 	)
 	text := scrape(t, reg)
 	checkFormat(t, text)
@@ -237,6 +239,9 @@ func TestCollectors(t *testing.T) {
 		`shoal_garbage_dropped_total 5`,
 		`process_resident_memory_bytes `,
 		`shoal_build_info{version="v1",commit="abc",`,
+		`shoal_auth_total{method="anonymous",result="ok"} 4`,
+		`shoal_auth_total{method="bearer",result="denied"} 3`,
+		`shoal_auth_total{method="basic",result="invalid"} 1`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in\n%s", want, text)
