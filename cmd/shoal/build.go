@@ -77,7 +77,7 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Ru
 		AllowedHosts:      c.MD.AllowedHosts,
 
 		Auth:      a,
-		AccessLog: accessLog(c, log),
+		AccessLog: accessLog(c),
 		AuditLog:  log,
 	})
 }
@@ -137,15 +137,6 @@ func newDisk(c *config.Config, keys *sign.Keys, dirs []string, mdURL, publicURL 
 		Pool:              c.Disk.Pool,
 		HeartbeatInterval: c.Disk.Heartbeat,
 		Logger:            log,
-		AccessLog:         accessLog(c, log),
+		AccessLog:         accessLog(c),
 	})
-}
-
-// accessLog is where a server writes its access lines: log, unless
-// log.access is off.
-func accessLog(c *config.Config, log *slog.Logger) *slog.Logger {
-	if !c.Log.Access {
-		return nil
-	}
-	return log
 }

@@ -81,7 +81,7 @@ func newGW(c *config.Config, keys *sign.Keys, ln net.Listener, mdURL string, log
 		HeartbeatInterval: c.GW.Heartbeat,
 		Logger:            log.With("component", "gw"),
 		Net:               c.Net.Guard(),
-		AccessLog:         accessLog(c, log.With("component", "gw")),
+		AccessLog:         withComponent(accessLog(c), "gw"),
 	})
 	return g, public, err
 }

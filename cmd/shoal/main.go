@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -35,6 +36,7 @@ func main() {
 	}()
 	err := newRootCommand().ExecuteContext(ctx)
 	stop()
+	flushAccessLog()
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
@@ -77,16 +79,19 @@ func setup(cmd *cobra.Command) (config.Config, *slog.Logger, error) {
 	if err != nil {
 		return config.Config{}, nil, err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(c.Log.Level)); err != nil {
-		return config.Config{}, nil, fmt.Errorf("log.level: %w", err)
-	}
-	opts := &slog.HandlerOptions{Level: level}
-	var h slog.Handler = slog.NewTextHandler(os.Stderr, opts)
-	if c.Log.Format == "json" {
-		h = slog.NewJSONHandler(os.Stderr, opts)
-	}
-	log := slog.New(h)
+	log := slog.New(logHandler(c.Log, os.Stderr))
 	slog.SetDefault(log)
 	return c, log, nil
+}
+
+// logHandler is the handler of the configured log format and level,
+// writing to w. The level was validated when the config was loaded.
+func logHandler(c config.LogConfig, w io.Writer) slog.Handler {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "json" {
+		return slog.NewJSONHandler(w, opts)
+	}
+	return slog.NewTextHandler(w, opts)
 }
