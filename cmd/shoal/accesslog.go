@@ -82,7 +82,9 @@ func accessLog(c *config.Config) *slog.Logger {
 		accessBuf = &lineBuffer{w: os.Stderr}
 		go accessBuf.flushEvery(accessFlushEvery)
 	})
-	return slog.New(logHandler(c.Log, accessBuf))
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.Log.Level)) // validated when loaded
+	return slog.New(newLineHandler(accessBuf, c.Log.Format == "json", level))
 }
 
 // flushAccessLog writes the access lines still buffered.
