@@ -10,6 +10,7 @@ import (
 	"shoal/auth/rules"
 	"shoal/auth/token"
 	"shoal/auth/users"
+	"shoal/internal/logline"
 	"shoal/internal/testissuer"
 )
 
@@ -45,10 +46,10 @@ func benchAuth(b *testing.B) (a *auth.Auth, bearer, basic string) {
 
 func withAuth(a *auth.Auth) func(*Options) { return func(o *Options) { o.Auth = a } }
 
-// withAccessLog logs every request as the binary does (text lines), to
-// io.Discard: the cost of making the line, not of the disk.
+// withAccessLog logs every request as the binary does (logline's text
+// lines), to io.Discard: the cost of making the line, not of the disk.
 func withAccessLog(o *Options) {
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := slog.New(logline.NewHandler(io.Discard, false, slog.LevelInfo))
 	o.AccessLog, o.AuditLog = log, log
 }
 

@@ -1,4 +1,10 @@
-package main
+// Package logline writes log lines fast for logs that write one per
+// request (access logs): a slog.Handler that writes the same bytes as
+// slog's TextHandler or JSONHandler for plain values at a fraction of the
+// cost, and a Buffer of whole lines so a request does not cost a write(2).
+//
+// It imports only the standard library.
+package logline
 
 import (
 	"context"
@@ -11,14 +17,14 @@ import (
 	"unicode/utf8"
 )
 
-// lineHandler writes the same lines as slog's TextHandler or JSONHandler
-// (TestLineHandlerMatchesSlog compares them byte for byte) for records
+// Handler writes the same lines as slog's TextHandler or JSONHandler
+// (TestHandlerMatchesSlog compares them byte for byte) for records
 // whose attributes are plain values (strings, numbers, booleans,
 // durations, times), at a fraction of the cost: the access log writes one
 // per request, and slog's general handlers cost a stat request more than
 // md's own work. Anything else (groups, LogValuers, other kinds) goes to
 // the slog handler it stands for.
-type lineHandler struct {
+type Handler struct {
 	json   bool
 	level  slog.Level
 	w      io.Writer
@@ -26,9 +32,11 @@ type lineHandler struct {
 	slow   slog.Handler // slog's own handler, same output, for the rest
 }
 
-func newLineHandler(w io.Writer, json bool, level slog.Level) *lineHandler {
+// NewHandler writes lines of the JSON (json) or text format, of level
+// and up, to w.
+func NewHandler(w io.Writer, json bool, level slog.Level) *Handler {
 	opts := &slog.HandlerOptions{Level: level}
-	h := &lineHandler{json: json, level: level, w: w}
+	h := &Handler{json: json, level: level, w: w}
 	if json {
 		h.slow = slog.NewJSONHandler(w, opts)
 	} else {
@@ -37,11 +45,11 @@ func newLineHandler(w io.Writer, json bool, level slog.Level) *lineHandler {
 	return h
 }
 
-func (h *lineHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level }
+func (h *Handler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level }
 
 var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
-func (h *lineHandler) Handle(ctx context.Context, r slog.Record) error {
+func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 	bp := linePool.Get().(*[]byte)
 	b := (*bp)[:0]
 	if h.json {
@@ -100,7 +108,7 @@ func plainValue(v slog.Value) bool {
 	return false
 }
 
-func (h *lineHandler) appendAttr(b []byte, a slog.Attr) []byte {
+func (h *Handler) appendAttr(b []byte, a slog.Attr) []byte {
 	if a.Equal(slog.Attr{}) {
 		return b // slog drops empty attributes
 	}
@@ -147,7 +155,7 @@ func (h *lineHandler) appendAttr(b []byte, a slog.Attr) []byte {
 	return b
 }
 
-func (h *lineHandler) WithAttrs(as []slog.Attr) slog.Handler {
+func (h *Handler) WithAttrs(as []slog.Attr) slog.Handler {
 	for _, a := range as {
 		if !plainValue(a.Value) {
 			return h.slow.WithAttrs(as)
@@ -162,7 +170,7 @@ func (h *lineHandler) WithAttrs(as []slog.Attr) slog.Handler {
 	return &c
 }
 
-func (h *lineHandler) WithGroup(name string) slog.Handler {
+func (h *Handler) WithGroup(name string) slog.Handler {
 	if name == "" {
 		return h
 	}

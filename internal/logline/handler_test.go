@@ -1,4 +1,4 @@
-package main
+package logline
 
 import (
 	"bytes"
@@ -10,16 +10,16 @@ import (
 	"time"
 )
 
-// TestLineHandlerMatchesSlog: the access log's handler writes what slog's
+// TestHandlerMatchesSlog: the access log's handler writes what slog's
 // TextHandler and JSONHandler write, byte for byte, including the values
 // they quote or escape.
-func TestLineHandlerMatchesSlog(t *testing.T) {
+func TestHandlerMatchesSlog(t *testing.T) {
 	at := time.Date(2026, 12, 1, 13, 55, 35, 15_123_456, time.UTC)
 	strs := []string{"", "plain", "/a b/c", "x=y", `q"uote`, `back\slash`, "tab\there", "nl\nline", "\x00\x1f\x7f", "é ü", "zero\u200bwidth",
 		"\u2028sep", "bad\xffutf8", "<html>&", "token:sub@https://iam.example.org/", strings.Repeat("long", 100)}
 	for _, json := range []bool{false, true} {
 		var fast, want bytes.Buffer
-		fh := newLineHandler(&fast, json, slog.LevelInfo).WithAttrs([]slog.Attr{slog.String("component", "gw")})
+		fh := NewHandler(&fast, json, slog.LevelInfo).WithAttrs([]slog.Attr{slog.String("component", "gw")})
 		opts := &slog.HandlerOptions{}
 		var sh slog.Handler = slog.NewTextHandler(&want, opts)
 		if json {
@@ -53,7 +53,7 @@ func TestLineHandlerMatchesSlog(t *testing.T) {
 			}
 		}
 	}
-	if newLineHandler(io.Discard, false, slog.LevelWarn).Enabled(context.Background(), slog.LevelInfo) {
+	if NewHandler(io.Discard, false, slog.LevelWarn).Enabled(context.Background(), slog.LevelInfo) {
 		t.Error("info enabled at level warn")
 	}
 }
@@ -61,12 +61,12 @@ func TestLineHandlerMatchesSlog(t *testing.T) {
 // BenchmarkAccessLine is the cost of one access line, fast path and
 // slog's, in text:
 //
-//	go test -run '^$' -bench AccessLine -benchmem ./cmd/shoal/
+//	go test -run '^$' -bench AccessLine -benchmem ./internal/logline/
 func BenchmarkAccessLine(b *testing.B) {
 	for _, h := range []struct {
 		name string
 		h    slog.Handler
-	}{{"line", newLineHandler(io.Discard, false, slog.LevelInfo)}, {"slog", slog.NewTextHandler(io.Discard, nil)}} {
+	}{{"line", NewHandler(io.Discard, false, slog.LevelInfo)}, {"slog", slog.NewTextHandler(io.Discard, nil)}} {
 		b.Run(h.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

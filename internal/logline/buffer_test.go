@@ -1,4 +1,4 @@
-package main
+package logline
 
 import (
 	"bytes"
@@ -21,11 +21,11 @@ func (w *writes) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// TestLineBuffer: lines from many goroutines reach the output whole, in
+// TestBuffer: lines from many goroutines reach the output whole, in
 // writes of at most a pipe's atomic size, none lost once flushed.
-func TestLineBuffer(t *testing.T) {
+func TestBuffer(t *testing.T) {
 	var out writes
-	b := &lineBuffer{w: &out}
+	b := &Buffer{W: &out}
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Add(1)
@@ -42,7 +42,7 @@ func TestLineBuffer(t *testing.T) {
 	b.Flush()
 	lines := 0
 	for _, c := range out.calls {
-		if len(c) > accessChunk && string(c) != long {
+		if len(c) > Chunk && string(c) != long {
 			t.Fatalf("a write of %d bytes", len(c))
 		}
 		if len(c) == 0 || c[len(c)-1] != '\n' {
