@@ -34,8 +34,8 @@ var (
 type reqState struct {
 	start time.Time
 	p     *shoal.Principal
-	// path is the clean request path once admission parsed it (havePath);
-	// requestPath answers from it, so it is parsed once.
+	// path is the clean request path once requestPath parsed it
+	// (havePath); requestPath answers from it, so it is parsed once.
 	path     string
 	trailing bool
 	havePath bool
@@ -98,6 +98,14 @@ func principalOf(ctx *fasthttp.RequestCtx) *shoal.Principal {
 func createOnly(ctx *fasthttp.RequestCtx) bool {
 	st := stateOf(ctx)
 	return st != nil && st.createOnly
+}
+
+// rememberPath keeps the request's clean path for the rest of it (the
+// handler, the access line).
+func rememberPath(ctx *fasthttp.RequestCtx, path string, trailing bool) {
+	if st := stateOf(ctx); st != nil {
+		st.path, st.trailing, st.havePath = path, trailing, true
+	}
 }
 
 // cachedPath is the clean path admission parsed, if it did.
@@ -202,11 +210,10 @@ func (s *Server) authorize(ctx *fasthttp.RequestCtx, st *reqState) error {
 	default: // OPTIONS needs nothing; POST and the rest get 405 (or 415)
 		return nil
 	}
-	path, trailing, err := requestPath(ctx)
+	path, _, err := requestPath(ctx) // remembered for the handler
 	if err != nil {
 		return nil
 	}
-	st.path, st.trailing, st.havePath = path, trailing, true
 	r.Path = path
 	switch r.Method {
 	case "PUT":

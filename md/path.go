@@ -50,6 +50,7 @@ func requestPath(ctx *fasthttp.RequestCtx) (clean string, trailing bool, err err
 	if isInternal(clean) {
 		return "", false, shoal.Errorf("path", shoal.KindPermission, "%s is reserved", wire.Prefix)
 	}
+	rememberPath(ctx, clean, trailing)
 	return clean, trailing, nil
 }
 
