@@ -10,6 +10,7 @@ package diskserver
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"io/fs"
@@ -59,6 +60,9 @@ type Options struct {
 	ReserveBytes      int64           // free space kept on each disk; 0: DefaultReserveBytes, <0: none
 	Logger            *slog.Logger    // nil: slog.Default()
 	AccessLog         *slog.Logger    // one line per object request (objhttp.LogAccess); nil: none
+	// ClientTLS is the client config of calls to an https md (the
+	// cluster CA); nil: the system roots.
+	ClientTLS *tls.Config
 }
 
 // Server is the HTTP front of a Store.
@@ -119,6 +123,7 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, store: store, log: opts.Logger.With("server", opts.ID), replays: wire.NewReplayGuard()}
 	if opts.MDURL != "" {
 		s.md = wire.NewClient(opts.MDURL, opts.Keys)
+		s.md.HTTP.TLSConfig = opts.ClientTLS
 	}
 	s.http = objhttp.NewHTTPServer(s.Handler(), "shoal-disk", opts.MaxBodySize, opts.Net)
 	s.http.Logger = objhttp.FastHTTPLogger(s.log)

@@ -2,6 +2,7 @@ package gw
 
 import (
 	"context"
+	"crypto/tls"
 	"log/slog"
 	"net"
 	"strings"
@@ -43,6 +44,9 @@ type ServerOptions struct {
 	Net               netguard.Config // connection caps and timeouts (zero: netguard.Defaults)
 	Logger            *slog.Logger    // nil: slog.Default()
 	AccessLog         *slog.Logger    // one line per object request (objhttp.LogAccess); nil: none
+	// ClientTLS is the client config of the gw's https calls to md and
+	// the data servers (the cluster CA); nil: the system roots.
+	ClientTLS *tls.Config
 }
 
 // Server is the HTTP front of the gateway: a data server speaking
@@ -89,11 +93,12 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	s := &Server{opts: opts, log: opts.Logger.With("server", opts.ID)}
 	s.dir = &directory{
 		static:  opts.Servers,
-		dial:    func(u string) shoal.BlobStore { return remote.New(u, keys) },
+		dial:    func(u string) shoal.BlobStore { return remote.NewTLS(u, keys, opts.ClientTLS) },
 		clients: map[string]shoal.BlobStore{},
 	}
 	if opts.MDURL != "" {
 		s.md = wire.NewClient(opts.MDURL, keys)
+		s.md.HTTP.TLSConfig = opts.ClientTLS
 		s.dir.md = s.md
 	}
 	s.http = objhttp.NewHTTPServer(s.Handler(), "shoal-gw", opts.MaxBodySize, opts.Net)

@@ -108,6 +108,10 @@ func (s *Server) internalHeartbeat(ctx *fasthttp.RequestCtx, body []byte) {
 		fail(ctx, "heartbeat", shoal.KindInvalid, "id and url are required")
 		return
 	}
+	if err := s.peers.verify(s.base, hb.URL); err != nil {
+		fail(ctx, "heartbeat", shoal.KindPermission, err.Error())
+		return
+	}
 	_, known, _ := s.placement.list(s.base)
 	now := time.Now()
 	// A heartbeat skipped renews no upload either: the next one written

@@ -16,6 +16,7 @@ package md
 
 import (
 	"context"
+	"crypto/tls"
 	"log/slog"
 	"net"
 	"sync"
@@ -136,6 +137,11 @@ type Options struct {
 	// AccessLog gets one line per namespace request, AuditLog one per
 	// mutation (see accesslog.go); nil: none.
 	AccessLog, AuditLog *slog.Logger
+	// PeerTLS is the client config md reaches data servers and gws with
+	// (the cluster CA). When set, the cluster runs TLS: a heartbeat is
+	// accepted only from a server whose URL is https and verifies (see
+	// peerCheck). nil: plain http allowed, the system roots for https.
+	PeerTLS *tls.Config
 }
 
 // Server is one md frontend. It is safe for concurrent use.
@@ -148,6 +154,7 @@ type Server struct {
 	prober    *fasthttp.Client  // to data servers and gws, for probes
 	lockCount lockCount         // md's view of whether any WebDAV lock exists
 	replays   *wire.ReplayGuard // nonces of the internal calls already served
+	peers     *peerCheck        // nil without Options.PeerTLS
 	ops       atomic.Int32      // admin jobs being followed
 
 	// base is the context of every catalog call. Never the
@@ -243,10 +250,12 @@ func New(opts Options) (*Server, error) {
 			MaxConnsPerHost:          512,
 			Dial:                     netguard.Dialer(fasthttp.Dial, opts.Net.ReadIdle),
 			DisablePathNormalizing:   true,
+			TLSConfig:                opts.PeerTLS,
 		},
 		prober:  newProber(),
 		stop:    make(chan struct{}),
 		replays: wire.NewReplayGuard(),
+		peers:   newPeerCheck(opts.PeerTLS),
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.opsCtx, s.stopOps = context.WithCancel(s.base)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"log/slog"
 
 	"shoal"
@@ -36,8 +37,9 @@ func openCatalog(ctx context.Context, c *config.Config, log *slog.Logger) (shoal
 
 // newMD builds the metadata frontend over cat, enforcing a (see newAuth),
 // logging to log; the jobs created through it poke runner (nil: none in
-// this process).
-func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Runner, a *auth.Auth, log *slog.Logger) (*md.Server, error) {
+// this process); peerTLS is how it reaches data servers (set: the cluster
+// runs TLS, see md.Options.PeerTLS).
+func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Runner, a *auth.Auth, peerTLS *tls.Config, log *slog.Logger) (*md.Server, error) {
 	inline := int64(c.MD.InlineMax)
 	if inline == 0 {
 		inline = -1 // md: 0 means its default, <0 disables
@@ -79,14 +81,16 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Ru
 		Auth:      a,
 		AccessLog: accessLog(c),
 		AuditLog:  log,
+		PeerTLS:   peerTLS,
 	})
 }
 
 // newRunner starts the admin-job runner beside md, over the same catalog
 // (cache included, so that the rows a repair moves are seen at once), or
 // returns nil when jobs.run is off. It reaches data servers as md's
-// clients do: over HTTP, signed with the cluster secret.
-func newRunner(c *config.Config, cat shoal.Catalog, keys *sign.Keys, log *slog.Logger) (*jobs.Runner, error) {
+// clients do: over HTTP (https verified with peerTLS), signed with the
+// cluster secret.
+func newRunner(c *config.Config, cat shoal.Catalog, keys *sign.Keys, peerTLS *tls.Config, log *slog.Logger) (*jobs.Runner, error) {
 	if !c.Jobs.Run {
 		return nil, nil
 	}
@@ -96,7 +100,7 @@ func newRunner(c *config.Config, cat shoal.Catalog, keys *sign.Keys, log *slog.L
 		Logger: log,
 		Env: jobs.Env{
 			Catalog:        cat,
-			Store:          func(sv shoal.Server) shoal.BlobStore { return remote.New(sv.URL, keys) },
+			Store:          func(sv shoal.Server) shoal.BlobStore { return remote.NewTLS(sv.URL, keys, peerTLS) },
 			ServerTTL:      c.MD.ServerTTL,
 			Grace:          c.MD.URLTTL,
 			PlacementStale: md.PlacementRefresh,
@@ -123,9 +127,9 @@ func shutdownMD(mds *md.Server, runner *jobs.Runner, shutdown func() error) func
 	}
 }
 
-// newDisk builds a data server that reports to mdURL and tells md that
-// clients reach it at publicURL.
-func newDisk(c *config.Config, keys *sign.Keys, dirs []string, mdURL, publicURL string, log *slog.Logger) (*diskserver.Server, error) {
+// newDisk builds a data server that reports to mdURL (verified with
+// toMD when https) and tells md that clients reach it at publicURL.
+func newDisk(c *config.Config, keys *sign.Keys, dirs []string, mdURL, publicURL string, toMD *tls.Config, log *slog.Logger) (*diskserver.Server, error) {
 	return diskserver.New(diskserver.Options{
 		Net:               c.Net.Guard(),
 		ID:                c.Disk.ID,
@@ -138,5 +142,6 @@ func newDisk(c *config.Config, keys *sign.Keys, dirs []string, mdURL, publicURL 
 		HeartbeatInterval: c.Disk.Heartbeat,
 		Logger:            log,
 		AccessLog:         accessLog(c),
+		ClientTLS:         toMD,
 	})
 }

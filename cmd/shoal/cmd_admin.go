@@ -22,6 +22,7 @@ func newAdminCommand() *cobra.Command {
 	fs := cmd.PersistentFlags()
 	config.Flag(fs, "md", "admin.md", "")
 	config.Flag(fs, "secret-file", "secret_file", "")
+	config.Flag(fs, "ca-file", "tls.ca_file", "")
 	fs.Bool("json", false, "print the raw JSON answer")
 	fs.Bool("quiet", false, "no progress on stderr for long operations (fsck, repair, drain, scrub, populate)")
 	cmd.AddCommand(newJobCommands()...)
@@ -51,6 +52,9 @@ func adminClient(cmd *cobra.Command) (*wire.Client, error) {
 		return nil, err
 	}
 	cl := wire.NewClient(c.Admin.MD, keys)
+	if cl.HTTP.TLSConfig, err = clientTLS(&c, c.TLS.CAFile); err != nil {
+		return nil, err
+	}
 	cl.Timeout = c.Admin.Timeout
 	cl.HTTP.ReadTimeout = c.Admin.Timeout
 	return cl, nil

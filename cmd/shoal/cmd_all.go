@@ -34,6 +34,7 @@ catalog is SQLite at DIR/catalog.db, and the cluster secret is DIR/secret
 	config.Flag(fs, "secret-file", "secret_file", "")
 	config.Flag(fs, "data-mode", "md.data_mode", "")
 	config.Flag(fs, "memcached", "cache.memcached", "")
+	config.Flag(fs, "tls", "all.tls", "")
 	return cmd
 }
 
@@ -89,6 +90,11 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	}
 
 	ctx := cmd.Context()
+	reloads := watchSIGHUP(ctx, log)
+	tlsOf, err := setupAllTLS(ctx, &c, log, reloads, dir)
+	if err != nil {
+		return err
+	}
 	// md's internal API for the data server gets its own loopback port: it
 	// stays open while the public port drains at shutdown, so uploads in
 	// flight can still commit.
@@ -106,10 +112,10 @@ func runAll(cmd *cobra.Command, _ []string) error {
 			ln.Close()
 		}
 	}
-	mdURL := reachableURL(mdLn.Addr())
+	mdURL := tlsOf.md.url(mdLn.Addr())
 	diskURL := c.Disk.PublicURL
 	if diskURL == "" {
-		diskURL = reachableURL(diskLn.Addr())
+		diskURL = tlsOf.disk.url(diskLn.Addr())
 	}
 
 	cat, err := openCatalog(ctx, &c, log)
@@ -117,7 +123,6 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		closeAll()
 		return err
 	}
-	reloads := watchSIGHUP(ctx, log)
 	a, err := newAuth(ctx, &c, mdLn.Addr(), reloads, log)
 	if err != nil {
 		cat.Close()
@@ -127,20 +132,20 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	reg := newRegistry()
 	reg.Register(metrics.AuthCollector(a.Stats))
 	observed := observeMD(reg, cat)
-	runner, err := newRunner(&c, observed, keys, log)
+	runner, err := newRunner(&c, observed, keys, tlsOf.peer, log)
 	if err != nil {
 		cat.Close()
 		closeAll()
 		return err
 	}
-	mds, err := newMD(&c, observed, keys, runner, a, log)
+	mds, err := newMD(&c, observed, keys, runner, a, tlsOf.peer, log)
 	if err != nil {
 		closeRunner(runner)
 		cat.Close()
 		closeAll()
 		return err
 	}
-	disk, err := newDisk(&c, keys, c.Disk.Data, reachableURL(internalLn.Addr()), diskURL, log)
+	disk, err := newDisk(&c, keys, c.Disk.Data, tlsOf.internal.url(internalLn.Addr()), diskURL, tlsOf.toMD, log)
 	if err != nil {
 		closeRunner(runner)
 		mds.Close()
@@ -152,9 +157,9 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	public, internal := observedMD(mds.NewHTTPServer(), reg, "md"), observedMD(mds.NewHTTPServer(), reg, "md-internal")
 	diskHTTP := observeDisk(reg, disk, c.Net.Guard())
 	services := []service{ // closed in this order
-		{name: "md", ln: mdLn, serve: guarded(public, c.Net.Guard()), close: shutdownMD(mds, runner, public.Shutdown)},
-		{name: "disk", ln: diskLn, serve: diskHTTP.Serve, close: diskHTTP.Close},
-		{name: "md-internal", ln: internalLn, serve: guarded(internal, c.Net.Guard()), close: internal.Shutdown},
+		{name: "md", ln: tlsOf.md.listener(mdLn), serve: guarded(public, c.Net.Guard()), close: shutdownMD(mds, runner, public.Shutdown)},
+		{name: "disk", ln: tlsOf.disk.listener(diskLn), serve: diskHTTP.Serve, close: diskHTTP.Close},
+		{name: "md-internal", ln: tlsOf.internal.listener(internalLn), serve: guarded(internal, c.Net.Guard()), close: internal.Shutdown},
 	}
 	cleanup := func() error { return errors.Join(mds.Close(), cat.Close()) }
 	// Taken before anything serves: the first heartbeat must not predate it.
@@ -167,8 +172,9 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		if runner != nil {
 			runner.Start() // jobs resumed now find the data server up
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "shoal all: serving\nmd   %s/\ndisk %s/\ndata %s\nready\n", mdURL, diskURL, dir)
-		log.Info("ready", "md", mdURL, "md_internal", reachableURL(internalLn.Addr()), "disk", diskURL, "data", dir, "data_mode", c.MD.DataMode)
+		fmt.Fprintf(cmd.OutOrStdout(), "shoal all: serving\nmd   %s/\ndisk %s/\ndata %s\n%sready\n", mdURL, diskURL, dir, tlsOf.summary())
+		log.Info("ready", "md", mdURL, "md_internal", tlsOf.internal.url(internalLn.Addr()), "disk", diskURL, "data", dir, "data_mode", c.MD.DataMode,
+			"tls_ca", tlsOf.caFile, "tls_capath", tlsOf.caPath, "tls_sha256", tlsOf.md.fingerprint())
 	}()
 	return runServices(ctx, log, c.MD.ShutdownTimeout, services, cleanup)
 }

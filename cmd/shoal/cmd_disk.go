@@ -23,6 +23,9 @@ func newDiskCommand() *cobra.Command {
 	config.Flag(fs, "public-url", "disk.public_url", "")
 	config.Flag(fs, "id", "disk.id", "")
 	config.Flag(fs, "pool", "disk.pool", "")
+	config.Flag(fs, "tls-cert", "tls.disk_cert_file", "")
+	config.Flag(fs, "tls-key", "tls.disk_key_file", "")
+	config.Flag(fs, "ca-file", "tls.ca_file", "")
 	return cmd
 }
 
@@ -48,23 +51,31 @@ func runDisk(cmd *cobra.Command, _ []string) error {
 	if c.Disk.Listen == "" {
 		c.Disk.Listen = defaultDiskListen
 	}
+	reloads := watchSIGHUP(cmd.Context(), log)
+	cert, err := loadServerCert(cmd.Context(), &c, log, reloads, c.TLS.Disk())
+	if err != nil {
+		return err
+	}
+	toMD, err := clientTLS(&c, c.TLS.CAFile)
+	if err != nil {
+		return err
+	}
 	ln, err := listen(c.Disk.Listen, false)
 	if err != nil {
 		return err
 	}
 	public := c.Disk.PublicURL
 	if public == "" {
-		public = reachableURL(ln.Addr())
+		public = cert.url(ln.Addr())
 	}
-	disk, err := newDisk(&c, keys, c.Disk.Data, c.Disk.MD, public, log)
+	disk, err := newDisk(&c, keys, c.Disk.Data, c.Disk.MD, public, toMD, log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "shoal disk: serving\ndisk %s/\nid   %s\nmd   %s\nready\n", public, disk.ID(), c.Disk.MD)
+	fmt.Fprintf(cmd.OutOrStdout(), "shoal disk: serving\ndisk %s/\nid   %s\nmd   %s\n%sready\n", public, disk.ID(), c.Disk.MD, tlsSummary("", "", cert.fingerprint()))
 	log.Info("data server ready", "id", disk.ID(), "url", public, "md", c.Disk.MD, "dirs", c.Disk.Data)
-	watchSIGHUP(cmd.Context(), log) // nothing of its own to reload yet: SIGHUP must not end it
 	observed := observeDisk(newRegistry(), disk, c.Net.Guard())
 	return runServices(cmd.Context(), log, c.MD.ShutdownTimeout,
-		[]service{{name: "disk", ln: ln, serve: observed.Serve, close: observed.Close}}, nil)
+		[]service{{name: "disk", ln: cert.listener(ln), serve: observed.Serve, close: observed.Close}}, nil)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -25,6 +26,9 @@ func newGWCommand() *cobra.Command {
 	config.Flag(fs, "secret-file", "secret_file", "")
 	config.Flag(fs, "public-url", "gw.public_url", "")
 	config.Flag(fs, "id", "gw.id", "")
+	config.Flag(fs, "tls-cert", "tls.gw_cert_file", "")
+	config.Flag(fs, "tls-key", "tls.gw_key_file", "")
+	config.Flag(fs, "ca-file", "tls.ca_file", "")
 	return cmd
 }
 
@@ -46,27 +50,36 @@ func runGW(cmd *cobra.Command, _ []string) error {
 	if c.GW.Listen == "" {
 		c.GW.Listen = defaultGWListen
 	}
+	reloads := watchSIGHUP(cmd.Context(), log)
+	cert, err := loadServerCert(cmd.Context(), &c, log, reloads, c.TLS.GW())
+	if err != nil {
+		return err
+	}
+	client, err := clientTLS(&c, c.TLS.CAFile)
+	if err != nil {
+		return err
+	}
 	ln, err := listen(c.GW.Listen, false)
 	if err != nil {
 		return err
 	}
-	g, public, err := newGW(&c, keys, ln, c.GW.MD, log)
+	g, public, err := newGW(&c, keys, ln, cert, client, c.GW.MD, log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	watchSIGHUP(cmd.Context(), log) // nothing of its own to reload yet: SIGHUP must not end it
-	fmt.Fprintf(cmd.OutOrStdout(), "shoal gw: serving\ngw %s/\nid %s\nmd %s\nready\n", public, g.ID(), c.GW.MD)
+	fmt.Fprintf(cmd.OutOrStdout(), "shoal gw: serving\ngw %s/\nid %s\nmd %s\n%sready\n", public, g.ID(), c.GW.MD, tlsSummary("", "", cert.fingerprint()))
 	log.Info("gw ready", "id", g.ID(), "url", public, "md", c.GW.MD)
 	return runServices(cmd.Context(), log, c.MD.ShutdownTimeout,
-		[]service{{name: "gw", ln: ln, serve: g.Serve, close: g.Close}}, nil)
+		[]service{{name: "gw", ln: cert.listener(ln), serve: g.Serve, close: g.Close}}, nil)
 }
 
-// newGW builds a gw on ln reporting to mdURL.
-func newGW(c *config.Config, keys *sign.Keys, ln net.Listener, mdURL string, log *slog.Logger) (*gw.Server, string, error) {
+// newGW builds a gw on ln (served with cert when set) reporting to mdURL;
+// client verifies md and the data servers.
+func newGW(c *config.Config, keys *sign.Keys, ln net.Listener, cert *serverCert, client *tls.Config, mdURL string, log *slog.Logger) (*gw.Server, string, error) {
 	public := c.GW.PublicURL
 	if public == "" {
-		public = reachableURL(ln.Addr())
+		public = cert.url(ln.Addr())
 	}
 	id := c.GW.ID
 	if id == "" {
@@ -82,6 +95,7 @@ func newGW(c *config.Config, keys *sign.Keys, ln net.Listener, mdURL string, log
 		Logger:            log.With("component", "gw"),
 		Net:               c.Net.Guard(),
 		AccessLog:         withComponent(accessLog(c), "gw"),
+		ClientTLS:         client,
 	})
 	return g, public, err
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 
@@ -24,6 +25,9 @@ func newMDCommand() *cobra.Command {
 	config.Flag(fs, "memcached", "cache.memcached", "")
 	config.Flag(fs, "data-mode", "md.data_mode", "")
 	config.Flag(fs, "reuseport", "md.reuseport", "")
+	config.Flag(fs, "tls-cert", "tls.md_cert_file", "")
+	config.Flag(fs, "tls-key", "tls.md_key_file", "")
+	config.Flag(fs, "ca-file", "tls.ca_file", "")
 	return cmd
 }
 
@@ -42,6 +46,20 @@ func runMD(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	reloads := watchSIGHUP(cmd.Context(), log)
+	cert, err := loadServerCert(cmd.Context(), &c, log, reloads, c.TLS.MD())
+	if err != nil {
+		return err
+	}
+	// md serving TLS, or a cluster CA given: the cluster runs TLS, and md
+	// takes only data servers and gws that serve https with a certificate
+	// of that CA (md.Options.PeerTLS).
+	var peerTLS *tls.Config
+	if cert != nil || c.TLS.CAFile != "" {
+		if peerTLS, err = clientTLS(&c, c.TLS.CAFile); err != nil {
+			return err
+		}
+	}
 	ln, err := listen(c.MD.Listen, c.MD.ReusePort)
 	if err != nil {
 		return err
@@ -51,7 +69,6 @@ func runMD(cmd *cobra.Command, _ []string) error {
 		ln.Close()
 		return err
 	}
-	reloads := watchSIGHUP(cmd.Context(), log)
 	a, err := newAuth(cmd.Context(), &c, ln.Addr(), reloads, log)
 	if err != nil {
 		cat.Close()
@@ -61,13 +78,13 @@ func runMD(cmd *cobra.Command, _ []string) error {
 	reg := newRegistry()
 	reg.Register(metrics.AuthCollector(a.Stats))
 	observed := observeMD(reg, cat)
-	runner, err := newRunner(&c, observed, keys, log)
+	runner, err := newRunner(&c, observed, keys, peerTLS, log)
 	if err != nil {
 		cat.Close()
 		ln.Close()
 		return err
 	}
-	mds, err := newMD(&c, observed, keys, runner, a, log)
+	mds, err := newMD(&c, observed, keys, runner, a, peerTLS, log)
 	if err != nil {
 		closeRunner(runner)
 		cat.Close()
@@ -77,11 +94,11 @@ func runMD(cmd *cobra.Command, _ []string) error {
 	if runner != nil {
 		runner.Start()
 	}
-	url := reachableURL(ln.Addr())
-	fmt.Fprintf(cmd.OutOrStdout(), "shoal md: serving\nmd   %s/\nready\n", url)
-	log.Info("md ready", "url", url, "data_mode", c.MD.DataMode, "memcached", c.Cache.Memcached)
+	url := cert.url(ln.Addr())
+	fmt.Fprintf(cmd.OutOrStdout(), "shoal md: serving\nmd   %s/\n%sready\n", url, tlsSummary(c.TLS.CAFile, "", cert.fingerprint()))
+	log.Info("md ready", "url", url, "data_mode", c.MD.DataMode, "memcached", c.Cache.Memcached, "tls_sha256", cert.fingerprint())
 	public := observedMD(mds.NewHTTPServer(), reg, "md")
 	return runServices(cmd.Context(), log, c.MD.ShutdownTimeout,
-		[]service{{name: "md", ln: ln, serve: guarded(public, c.Net.Guard()), close: shutdownMD(mds, runner, public.Shutdown)}},
+		[]service{{name: "md", ln: cert.listener(ln), serve: guarded(public, c.Net.Guard()), close: shutdownMD(mds, runner, public.Shutdown)}},
 		func() error { return errors.Join(mds.Close(), cat.Close()) })
 }

@@ -24,6 +24,7 @@ import (
 	"shoal/gw"
 	"shoal/md"
 	"shoal/sign"
+	"shoal/tlsconf"
 )
 
 // execute runs the command tree with args and returns stdout and the error.
@@ -91,6 +92,7 @@ func TestDefaultsMatchPackages(t *testing.T) {
 		{"disk.heartbeat", d.Disk.Heartbeat, diskserver.DefaultHeartbeatInterval},
 		{"gw.heartbeat", d.GW.Heartbeat, gw.DefaultHeartbeatInterval},
 		{"gw.stripe_size", int(d.GW.StripeSize), ec.DefaultStripeSize},
+		{"tls.watch", d.TLS.Watch, tlsconf.DefaultWatchInterval},
 	} {
 		if !reflect.DeepEqual(tc.got, tc.want) {
 			t.Errorf("%s: config default %v, package default %v", tc.key, tc.got, tc.want)

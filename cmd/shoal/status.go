@@ -47,7 +47,7 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	st := status{MD: cl.Base, MDHealth: probeHealth(cl.Base)}
+	st := status{MD: cl.Base, MDHealth: probeHealth(cl.HTTP, cl.Base)}
 	var servers []shoal.Server
 	if _, err := cl.Call(wire.PathAdminServers, struct{}{}, &servers); err != nil {
 		return fmt.Errorf("servers: %w (md health: %s)", err, st.MDHealth)
@@ -56,7 +56,7 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	for _, s := range servers {
 		ss := serverStatus{Server: s, Live: s.Live(now, md.DefaultServerTTL), Health: "-"}
 		if s.State != shoal.ServerRetired {
-			ss.Health = probeHealth(s.URL)
+			ss.Health = probeHealth(cl.HTTP, s.URL)
 		}
 		st.Servers = append(st.Servers, ss)
 	}
@@ -88,13 +88,15 @@ func (st *status) healthy() bool {
 	return true
 }
 
-// probeHealth GETs base's /.shoal/healthz: "ok", or the reason it is not.
-func probeHealth(base string) string {
+// probeHealth GETs base's /.shoal/healthz with hc (whose TLS config
+// verifies https servers against the cluster CA): "ok", or the reason it
+// is not.
+func probeHealth(hc *fasthttp.Client, base string) string {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
 	req.SetRequestURI(strings.TrimRight(base, "/") + wire.PathHealthz)
-	if err := fasthttp.DoTimeout(req, resp, healthTimeout); err != nil {
+	if err := hc.DoTimeout(req, resp, healthTimeout); err != nil {
 		return "unreachable: " + err.Error()
 	}
 	body := strings.Join(strings.Fields(string(resp.Body())), " ")

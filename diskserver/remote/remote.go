@@ -10,6 +10,7 @@ package remote
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"io"
 	"strconv"
@@ -35,7 +36,10 @@ type Client struct {
 	// Timeout bounds each request that has no ctx deadline, except the
 	// body upload of Create, which streams for as long as it takes.
 	Timeout time.Duration
-	wire    *wire.Client
+	// TLS is the client config of https calls (NewTLS); nil: the system
+	// roots. Streams opened outside HTTP (gw's spans) use it too.
+	TLS  *tls.Config
+	wire *wire.Client
 }
 
 var _ shoal.BlobStore = (*Client)(nil)

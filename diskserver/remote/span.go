@@ -43,7 +43,7 @@ func (c *Client) OpenRange(ctx context.Context, id string, off, n int64) (io.Rea
 	}
 	last := strconv.FormatInt(off+n-1, 10)
 	req.Header.Set("Range", "bytes="+strconv.FormatInt(off, 10)+"-"+last)
-	resp, err := spanHTTP.Do(req)
+	resp, err := spanClient(c.TLS).Do(req)
 	if err != nil {
 		return nil, transportErr(op, id, err)
 	}

@@ -34,6 +34,7 @@ type Config struct {
 	Disk            DiskConfig    `mapstructure:"disk" doc:"data server (shoal disk, shoal all)"`
 	GW              GWConfig      `mapstructure:"gw" doc:"gateway for ec:K+M files and replica:N writes (shoal gw; shoal all with gw.listen)"`
 	Jobs            JobsConfig    `mapstructure:"jobs" doc:"admin jobs (repair, drain, scrub, fsck): the runner beside each md (shoal md, shoal all)"`
+	TLS             TLSConfig     `mapstructure:"tls" doc:"https on every listener, and the CA md, data servers and gws verify each other against"`
 	Admin           AdminConfig   `mapstructure:"admin" doc:"shoal admin"`
 	Net             NetConfig     `mapstructure:"net" doc:"every listener (md public and internal, disk, gw): timeouts against slow and idle clients, connection caps"`
 	Auth            AuthConfig    `mapstructure:"auth" doc:"identity and access, enforced by md (see README, Security model); nothing set: md on loopback serves anyone everything, elsewhere it refuses to start"`
@@ -56,6 +57,7 @@ type LogConfig struct {
 
 type AllConfig struct {
 	Data string `mapstructure:"data" doc:"directory holding everything: catalog.db, disk/, secret"`
+	TLS  bool   `mapstructure:"tls" doc:"serve md and the data server over https; without tls.md_cert_file, with a private CA and server certificate made once under DATA/tls"`
 }
 
 type MDConfig struct {
@@ -192,6 +194,7 @@ func Defaults() Config {
 			Heartbeat:  2 * time.Second,
 		},
 		Jobs:  JobsConfig{Run: true, Lease: 30 * time.Second},
+		TLS:   TLSConfig{MinVersion: "1.2", Watch: 5 * time.Second},
 		Admin: AdminConfig{MD: "http://127.0.0.1:8080", Timeout: 10 * time.Minute},
 		Net: NetConfig{
 			ReadHeaderTimeout: 20 * time.Second,
@@ -255,6 +258,7 @@ func (c *Config) Validate() error {
 		httpURL("disk.md", c.Disk.MD),
 		httpURL("disk.public_url", c.Disk.PublicURL),
 		httpURL("admin.md", c.Admin.MD),
+		c.TLS.validate(),
 	}
 	for _, err := range checks {
 		if err != nil {
