@@ -3,6 +3,8 @@ package bench
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net"
@@ -24,6 +26,9 @@ const DefaultSweepSizes = "1k,16k,64k,128k,512k,1m,4m,16m,128m"
 // cli holds the flags shared by every workload command.
 type cli struct {
 	url, vs, token, pathsFile  string
+	basicAuth, caFile          string
+	newConn                    bool
+	tls                        *tls.Config // from caFile
 	concurrency                string
 	duration, warmup, roundDur time.Duration
 	timeout                    time.Duration
@@ -62,6 +67,9 @@ ceiling server (shoal bench ceiling), which is the HTTP limit of the machine.`,
 	pf.DurationVar(&c.warmup, "warmup", time.Second, "unmeasured warm-up before each phase")
 	pf.Float64Var(&c.rate, "rate", 0, "open loop: schedule this many requests/s in total; latency counts from the scheduled time")
 	pf.StringVar(&c.token, "token", "", "bearer token (Authorization: Bearer …)")
+	pf.StringVarP(&c.basicAuth, "user", "u", "", "USER:PASSWORD for HTTP Basic (Authorization: Basic …)")
+	pf.StringVar(&c.caFile, "cacert", "", "PEM CA file that https targets are verified against (default: the system roots)")
+	pf.BoolVar(&c.newConn, "new-conn", false, "a new connection for every request (measures connection setup: TCP and, over https, a full TLS handshake)")
 	pf.DurationVar(&c.timeout, "timeout", time.Minute, "per-request timeout")
 	pf.StringVar(&c.pathsFile, "paths", "", "file of paths (one per line) to stat, list or get, instead of the populate layout")
 	pf.StringVar(&c.layout.Prefix, "prefix", DefaultLayout.Prefix, "populate layout: directory holding the tree")
@@ -247,6 +255,9 @@ func (c *cli) populateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := c.loadTLS(); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			c.stdout, c.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -363,11 +374,28 @@ func parseInts(s string) ([]int, error) {
 }
 
 func (c *cli) options(url string, conc int) Options {
-	o := Options{URL: url, Concurrency: conc, Token: c.token, Timeout: c.timeout}
+	o := Options{URL: url, Concurrency: conc, Token: c.token, BasicAuth: c.basicAuth, Timeout: c.timeout, TLS: c.tls, NewConn: c.newConn}
 	if !c.quiet && isTerminal(c.stderr) {
 		o.Progress = c.stderr
 	}
 	return o
+}
+
+// loadTLS reads --cacert into the client config of https targets.
+func (c *cli) loadTLS() error {
+	if c.caFile == "" {
+		return nil
+	}
+	b, err := os.ReadFile(c.caFile)
+	if err != nil {
+		return shoal.E("bench --cacert", c.caFile, shoal.KindNotFound, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		return shoal.Errorf("bench --cacert", shoal.KindInvalid, "%s holds no PEM certificate", c.caFile)
+	}
+	c.tls = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	return nil
 }
 
 // note tells what runs next: on a terminal the progress line does that.
@@ -393,6 +421,9 @@ func (c *cli) run(cmd *cobra.Command, specs []Spec) error {
 	c.stdout, c.stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 	concs, err := parseInts(c.concurrency)
 	if err != nil {
+		return err
+	}
+	if err := c.loadTLS(); err != nil {
 		return err
 	}
 	power, err := c.power()

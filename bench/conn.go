@@ -33,11 +33,19 @@ type conn struct {
 
 const connBufSize = 64 << 10
 
-func newConn(addr string, useTLS bool, timeout time.Duration) *conn {
+// newConn prepares a connection to addr, over TLS when useTLS with a copy
+// of base (nil: the system roots) naming addr's host.
+func newConn(addr string, useTLS bool, base *tls.Config, timeout time.Duration) *conn {
 	c := &conn{addr: addr, timeout: timeout, wbuf: make([]byte, 0, connBufSize)}
 	if useTLS {
 		host, _, _ := net.SplitHostPort(addr)
-		c.tls = &tls.Config{ServerName: host}
+		c.tls = &tls.Config{}
+		if base != nil {
+			c.tls = base.Clone()
+		}
+		if c.tls.ServerName == "" {
+			c.tls.ServerName = host
+		}
 	}
 	return c
 }

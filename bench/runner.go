@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"crypto/tls"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
@@ -19,8 +21,16 @@ type Options struct {
 	URL         string        // base URL; workload paths are appended to its path
 	Concurrency int           // connections, one goroutine each (default 1)
 	Token       string        // sent as "Authorization: Bearer <token>" when set
+	BasicAuth   string        // USER:PASSWORD, sent as "Authorization: Basic …" when set (and no Token)
 	Timeout     time.Duration // per request (default 60s)
 	Progress    io.Writer     // receives a live "\r" line while a phase runs; nil for none
+	// TLS is the client config of https targets (its RootCAs verify
+	// them); nil: the system roots.
+	TLS *tls.Config
+	// NewConn opens a new connection for every request (closed once the
+	// answer is read), so a phase measures connection setup — TCP and,
+	// over https, a full TLS handshake — with each request.
+	NewConn bool
 }
 
 // Limits bound one phase. Count > 0 stops after exactly Count operations
@@ -105,8 +115,11 @@ func NewRunner(opts Options, spec Spec) (*Runner, error) {
 		runID:    fmt.Sprintf("%x", time.Now().UnixNano()),
 		addr:     addr,
 	}
-	if opts.Token != "" {
+	switch {
+	case opts.Token != "":
 		r.authHeader = "Authorization: Bearer " + opts.Token + "\r\n"
+	case opts.BasicAuth != "":
+		r.authHeader = "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(opts.BasicAuth)) + "\r\n"
 	}
 	size := spec.Size
 	if size > payloadChunk {

@@ -33,7 +33,7 @@ func newWorker(r *Runner, id int) *worker {
 	w := &worker{
 		r:    r,
 		id:   id,
-		main: newConn(r.addr, r.scheme == "https", r.opts.Timeout),
+		main: newConn(r.addr, r.scheme == "https", r.opts.TLS, r.opts.Timeout),
 		head: make([]byte, 0, 1024),
 		uri:  make([]byte, 0, 256),
 		loc:  make([]byte, 0, 512),
@@ -132,6 +132,9 @@ func (w *worker) do(g uint64) {
 		uri = w.uri
 	}
 	w.count(w.exchange(method, uri, depth, size))
+	if r.opts.NewConn {
+		w.close()
+	}
 }
 
 func (w *worker) count(status int, moved int64, err error) {
@@ -237,7 +240,7 @@ func (w *worker) follow(from *conn, uri []byte) (*conn, []byte, bool, error) {
 		if w.hops == nil {
 			w.hops = map[string]*conn{}
 		}
-		c := newConn(addr, tls, w.r.opts.Timeout)
+		c := newConn(addr, tls, w.r.opts.TLS, w.r.opts.Timeout)
 		w.hops[string(hostport)] = c
 		return c, w.hop, false, nil
 	default: // a relative reference: rare, so net/url may allocate
