@@ -1,0 +1,113 @@
+package gw
+
+import (
+	"bytes"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"shoal"
+	"shoal/diskserver"
+	"shoal/internal/testhttp"
+	"shoal/sign"
+	"shoal/storetest"
+	"shoal/tlsconf"
+)
+
+// tlsListener is a loopback listener serving TLS with a certificate of ca,
+// and its https URL.
+func tlsListener(t *testing.T, ca *tlsconf.CA) (net.Listener, string) {
+	t.Helper()
+	certPEM, keyPEM, err := ca.Issue([]string{"127.0.0.1"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}), "https://" + ln.Addr().String()
+}
+
+// TestGatewayTLS: a gw serving https over three data servers serving
+// https writes and reads ec:2+1 files (shard writes through remote's
+// fasthttp client, reads through the streaming span client), verifying
+// the data servers against its ClientTLS; a gw whose ClientTLS trusts
+// another CA reaches no shard.
+func TestGatewayTLS(t *testing.T) {
+	ca, err := tlsconf.NewCA("cluster CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := tlsconf.NewCA("another CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := sign.Random()
+	servers := map[string]string{}
+	var ids []string
+	for i := range 3 {
+		ln, url := tlsListener(t, ca)
+		id := fmt.Sprintf("tls%d", i)
+		ds, err := diskserver.New(diskserver.Options{ID: id, Dirs: []string{t.TempDir()}, Keys: keys, PublicURL: url, ReserveBytes: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		testhttp.Serve(t, ds, ln)
+		servers[id] = url
+		ids = append(ids, id)
+	}
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.Pool()}}}
+	do := func(method, url string, body []byte) (int, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, url, bytes.NewReader(body))
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	layout := shoal.Layout{Kind: shoal.LayoutEC, K: 2, M: 1}
+	for _, tc := range []struct {
+		name  string
+		trust *tlsconf.CA
+		ok    bool
+	}{{"cluster CA", ca, true}, {"another CA", other, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ln, gwURL := tlsListener(t, ca)
+			g, err := NewServer(ServerOptions{ID: "gw-tls", PublicURL: gwURL, Keys: keys, StripeSize: 16 << 10, Servers: servers,
+				ClientTLS: &tls.Config{RootCAs: tc.trust.Pool(), MinVersion: tls.VersionTLS12}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			testhttp.Serve(t, g, ln)
+			want := storetest.Data(7, 2<<20+3)
+			url := func(method string) string {
+				return SignedURL(keys, gwURL, method, "0f0f", "", layout, ids, time.Now().Add(time.Minute))
+			}
+			st, body := do("PUT", url("PUT"), want)
+			if !tc.ok {
+				if st < 500 {
+					t.Fatalf("PUT with data servers of an untrusted CA: %d %s", st, body)
+				}
+				return
+			}
+			if st != 201 {
+				t.Fatalf("PUT: %d %s", st, body)
+			}
+			if st, got := do("GET", url("GET"), nil); st != 200 || !bytes.Equal(got, want) {
+				t.Fatalf("GET: %d, %d bytes, equal %v", st, len(got), bytes.Equal(got, want))
+			}
+		})
+	}
+}
