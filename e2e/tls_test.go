@@ -366,3 +366,60 @@ func TestTLSUntrustedDataServer(t *testing.T) {
 		}
 	}
 }
+
+// TestTLSOwnCertificates: shoal all with certificates given in the config,
+// as from a site CA or a public one: md's names only a DNS name (as a
+// public certificate would), the data server's its address. Its data
+// server still reaches md's internal port on 127.0.0.1 (verifying md's
+// certificate for the name it holds), and curl reaches md by that name.
+func TestTLSOwnCertificates(t *testing.T) {
+	curl := need(t, "curl")
+	dir := t.TempDir()
+	ca, err := tlsconf.NewCA("site CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mdCert, mdKey, err := ca.Issue([]string{"storage.test"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diskCert, diskKey, err := ca.Issue([]string{"127.0.0.1"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile := write("ca.pem", ca.CertPEM)
+	cfg := write("shoal.yaml", []byte("tls:\n"+
+		"  ca_file: "+caFile+"\n"+
+		"  md_cert_file: "+write("md.pem", mdCert)+"\n  md_key_file: "+write("md.key", mdKey)+"\n"+
+		"  disk_cert_file: "+write("disk.pem", diskCert)+"\n  disk_key_file: "+write("disk.key", diskKey)+"\n"))
+	data := t.TempDir()
+	p := startProc(t, []string{"SHOAL_MD_DATA_MODE=redirect"}, "all", "--config", cfg, "--data", data, "--listen", "127.0.0.1:0", "--disk-listen", "127.0.0.1:0")
+	if p.fields["ca"] != caFile || p.fields["capath"] != "" || p.fields["sha256"] == "" {
+		t.Errorf("printed ca %q capath %q sha256 %q", p.fields["ca"], p.fields["capath"], p.fields["sha256"])
+	}
+	if _, err := os.Stat(filepath.Join(data, "tls")); err == nil {
+		t.Errorf("a private CA was made although certificates were given")
+	}
+	port := p.URL[strings.LastIndex(p.URL, ":")+1:]
+	byName := "https://storage.test:" + port
+	resolve := []string{"--resolve", "storage.test:" + port + ":127.0.0.1", "--cacert", caFile}
+	src, want := randomFile(t, dir, "own.bin", 200<<10)
+	if out, code := run(t, dir, noSystemCA, curl, append(resolve, "-sS", "-L", "--fail-with-body", "-T", src, byName+"/own.bin")...); code != 0 {
+		t.Fatalf("curl -L -T by name: exit %d: %s", code, out)
+	}
+	got := filepath.Join(dir, "own.got")
+	if out, code := run(t, dir, noSystemCA, curl, append(resolve, "-sS", "-L", "--fail-with-body", "-o", got, byName+"/own.bin")...); code != 0 {
+		t.Fatalf("curl -L GET by name: exit %d: %s", code, out)
+	}
+	checkFile(t, got, want)
+	if out, code := run(t, dir, noSystemCA, curl, "-sS", "--cacert", caFile, "-o", "/dev/null", p.URL+"/own.bin"); code != 60 {
+		t.Errorf("curl by address, which md's certificate does not name: exit %d, want 60: %s", code, out)
+	}
+}

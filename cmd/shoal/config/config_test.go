@@ -190,6 +190,10 @@ func TestRejects(t *testing.T) {
 		{"bad env int", "", [2]string{"SHOAL_CATALOG_MAX_OPEN_CONNS", "many"}, "max_open_conns"},
 		{"negative pool", "catalog:\n  max_open_conns: -1\n", [2]string{}, "catalog.max_open_conns"},
 		{"not yaml", "md: [\n", [2]string{}, "config file"},
+		{"certificate without key", "tls:\n  md_cert_file: /c.pem\n", [2]string{}, "tls.md_key_file"},
+		{"key without certificate", "", [2]string{"SHOAL_TLS_DISK_KEY_FILE", "/k.pem"}, "tls.disk_cert_file"},
+		{"tls 1.1", "tls:\n  min_version: \"1.1\"\n", [2]string{}, "tls.min_version"},
+		{"negative tls watch", "tls:\n  watch: -5s\n", [2]string{}, "tls.watch"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.env[0] != "" {
