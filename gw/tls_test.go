@@ -16,6 +16,7 @@ import (
 	"shoal/sign"
 	"shoal/storetest"
 	"shoal/tlsconf"
+	"shoal/wire"
 )
 
 // tlsListener is a loopback listener serving TLS with a certificate of ca,
@@ -93,7 +94,7 @@ func TestGatewayTLS(t *testing.T) {
 			testhttp.Serve(t, g, ln)
 			want := storetest.Data(7, 2<<20+3)
 			url := func(method string) string {
-				return SignedURL(keys, gwURL, method, "0f0f", "", layout, ids, time.Now().Add(time.Minute))
+				return wire.GatewayURL(keys, gwURL, method, "0f0f", "", layout, ids, time.Now().Add(time.Minute))
 			}
 			st, body := do("PUT", url("PUT"), want)
 			if !tc.ok {
