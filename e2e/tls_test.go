@@ -423,3 +423,54 @@ func TestTLSOwnCertificates(t *testing.T) {
 		t.Errorf("curl by address, which md's certificate does not name: exit %d, want 60: %s", code, out)
 	}
 }
+
+// TestTLSSeparateProcesses: shoal md, shoal disk and shoal gw, each with
+// its own certificate of a site CA and --ca-file: the data server and the
+// gw register over https (md verifying both), and curl puts and gets
+// through md's redirect to the data server.
+func TestTLSSeparateProcesses(t *testing.T) {
+	curl := need(t, "curl")
+	dir := t.TempDir()
+	ca, err := tlsconf.NewCA("site CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(caFile, ca.CertPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pair := func(role string) []string {
+		certPEM, keyPEM, err := ca.Issue([]string{"127.0.0.1"}, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert, key := filepath.Join(dir, role+".pem"), filepath.Join(dir, role+".key")
+		os.WriteFile(cert, certPEM, 0o644)
+		os.WriteFile(key, keyPEM, 0o600)
+		return []string{"--tls-cert", cert, "--tls-key", key, "--ca-file", caFile}
+	}
+	secret := writeSecret(t, "k0 0123456789abcdef0123456789abcdef")
+	m := startMD(t, "sqlite:"+filepath.Join(dir, "catalog.db"), "", secret, []string{"SHOAL_MD_DATA_MODE=redirect"}, pair("md")...)
+	if !strings.HasPrefix(m.URL, "https://") || m.fields["sha256"] == "" {
+		t.Fatalf("shoal md with a certificate printed md %q, sha256 %q", m.URL, m.fields["sha256"])
+	}
+	hb := []string{"SHOAL_DISK_HEARTBEAT=200ms", "SHOAL_GW_HEARTBEAT=200ms"}
+	d := startProc(t, hb, append([]string{"disk", "--listen", "127.0.0.1:0", "--md", m.URL, "--data", t.TempDir(), "--secret-file", secret, "--id", "d1"}, pair("disk")...)...)
+	g := startProc(t, hb, append([]string{"gw", "--listen", "127.0.0.1:0", "--md", m.URL, "--secret-file", secret, "--id", "g1"}, pair("gw")...)...)
+	if !strings.HasPrefix(d.DiskURL, "https://") || !strings.HasPrefix(g.fields["gw"], "https://") {
+		t.Fatalf("disk %q, gw %q: want https URLs", d.DiskURL, g.fields["gw"])
+	}
+	waitFor(t, 20*time.Second, "md to list the data server and the gw", func() bool {
+		out, code := run(t, dir, nil, shoalBin, "admin", "servers", "--json", "--md", m.URL, "--ca-file", caFile, "--secret-file", secret)
+		return code == 0 && strings.Contains(out, `"d1"`) && strings.Contains(out, `"g1"`) && strings.Contains(out, g.fields["gw"])
+	})
+	src, want := randomFile(t, dir, "sep.bin", 300<<10)
+	if out, code := run(t, dir, noSystemCA, curl, "-sS", "-L", "--fail-with-body", "--cacert", caFile, "-T", src, m.URL+"/sep.bin"); code != 0 {
+		t.Fatalf("curl -L -T: exit %d: %s", code, out)
+	}
+	got := filepath.Join(dir, "sep.got")
+	if out, code := run(t, dir, noSystemCA, curl, "-sS", "-L", "--fail-with-body", "--cacert", caFile, "-o", got, m.URL+"/sep.bin"); code != 0 {
+		t.Fatalf("curl -L GET: exit %d: %s", code, out)
+	}
+	checkFile(t, got, want)
+}
