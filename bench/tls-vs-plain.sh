@@ -12,13 +12,13 @@
 # AUTH=bearer TOKEN=… or AUTH=basic USERPASS=user:pass sends that
 # credential to both nodes (when md authenticates; see README "Security").
 #
-# Usage: bench/tls-vs-plain.sh   (env: CONC, ROUNDS, ROUND, FILES, DIRS)
+# Usage: [RUN=N] bench/tls-vs-plain.sh   (env: CONC, ROUNDS, ROUND, FILES, DIRS; RUN names the results file)
 # Defaults before lib.sh's, which keeps values already set.
 ROUNDS=${ROUNDS:-6} ROUND=${ROUND:-3s} CONC=${CONC:-64}
 source "$(dirname "$0")/lib.sh"
 NEWCONN_CONC=${NEWCONN_CONC:-16}
 AUTH=${AUTH:-}
-results_file "tls${AUTH:+-$AUTH}"
+results_file "tls${AUTH:+-$AUTH}${RUN:+-$RUN}"
 md "# shoal bench — TLS vs plain HTTP${AUTH:+ ($AUTH)} — $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname -s)" ""
 machine
 md "" "Two \`shoal all\` on this box (SQLite, in-process cache): A = \`--tls\` (private CA, ECDSA P-256" \
