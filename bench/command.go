@@ -27,7 +27,7 @@ const DefaultSweepSizes = "1k,16k,64k,128k,512k,1m,4m,16m,128m"
 type cli struct {
 	url, vs, token, pathsFile  string
 	basicAuth, caFile          string
-	newConn                    bool
+	newConn, vsAnonymous       bool
 	tls                        *tls.Config // from caFile
 	concurrency                string
 	duration, warmup, roundDur time.Duration
@@ -60,6 +60,7 @@ ceiling server (shoal bench ceiling), which is the HTTP limit of the machine.`,
 	pf.StringVar(&c.url, "url", "http://127.0.0.1:8080", "base URL of the target")
 	pf.StringVar(&c.vs, "vs", "", "second target: run the workload against --url and --vs alternately and print the ratios")
 	pf.IntVar(&c.rounds, "rounds", 5, "with --vs: rounds per target")
+	pf.BoolVar(&c.vsAnonymous, "vs-anonymous", false, "with --vs: send --token or --user to --url only, none to --vs (e.g. TLS with a token against plain http without auth)")
 	pf.DurationVar(&c.roundDur, "round-duration", 2*time.Second, "with --vs: length of one round")
 	pf.StringVarP(&c.concurrency, "concurrency", "c", "16", "connections, or a list to sweep (1,4,16,64)")
 	pf.DurationVarP(&c.duration, "duration", "d", 10*time.Second, "length of each measured phase")
@@ -450,7 +451,11 @@ func (c *cli) run(cmd *cobra.Command, specs []Spec) error {
 
 func (c *cli) measure(ctx context.Context, rep *Report, spec Spec, conc int, lim Limits, power *powerSource) error {
 	open := func(url string) (*Runner, error) {
-		r, err := NewRunner(c.options(url, conc), spec)
+		opts := c.options(url, conc)
+		if url == c.vs && c.vsAnonymous {
+			opts.Token, opts.BasicAuth = "", ""
+		}
+		r, err := NewRunner(opts, spec)
 		if err != nil {
 			return nil, err
 		}

@@ -3,7 +3,12 @@ package bench
 import (
 	"context"
 	"crypto/tls"
+	"encoding/base64"
+	"maps"
 	"net"
+	"os"
+	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -72,5 +77,48 @@ func TestTLSTargets(t *testing.T) {
 	r = newRunner(t, Options{URL: url, Concurrency: 1, TLS: &tls.Config{RootCAs: other.Pool()}}, spec)
 	if res := r.Phase(ctx, Limits{Count: 3}); res.OK != 0 || res.ByClass["net"] != 3 {
 		t.Fatalf("a server of another CA: ok %d, network errors %d", res.OK, res.ByClass["net"])
+	}
+}
+
+// authTarget answers 200 and counts the requests carrying each
+// Authorization value ("" for none).
+func authTarget(t *testing.T) (string, func() map[string]int) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[string]int{}
+	srv := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
+		mu.Lock()
+		seen[string(ctx.Request.Header.Peek("Authorization"))]++
+		mu.Unlock()
+	}}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Shutdown() })
+	return "http://" + ln.Addr().String(), func() map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(seen)
+	}
+}
+
+// TestVsAnonymous: --user sends Basic to both targets of --vs, and with
+// --vs-anonymous to --url only.
+func TestVsAnonymous(t *testing.T) {
+	a, seenA := authTarget(t)
+	b, seenB := authTarget(t)
+	paths := filepath.Join(t.TempDir(), "paths")
+	os.WriteFile(paths, []byte("/x\n"), 0o644)
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("alice:pw"))
+	args := []string{"stat", "--url", a, "--vs", b, "--paths", paths, "-u", "alice:pw", "-n", "20", "--rounds", "2", "--warmup", "0", "-q"}
+	runCLI(t, args...)
+	if seenA()[basic] != 40 || seenB()[basic] != 40 {
+		t.Fatalf("without --vs-anonymous: %v, %v; want 40 with Basic on each", seenA(), seenB())
+	}
+	runCLI(t, append(args, "--vs-anonymous")...)
+	if seenA()[basic] != 80 || seenB()[basic] != 40 || seenB()[""] != 40 {
+		t.Fatalf("with --vs-anonymous: %v, %v", seenA(), seenB())
 	}
 }
