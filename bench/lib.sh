@@ -78,7 +78,14 @@ figure() {
 	local title=$1
 	shift
 	echo "== $title"
-	md "" "### $title" "" '```' "\$ shoal bench $*"
+	# The command as run, credentials masked.
+	local shown=() a hide=
+	for a in "$@"; do
+		if [[ -n $hide ]]; then shown+=("…"); hide=; continue; fi
+		[[ $a == --token || $a == -u || $a == --user ]] && hide=1
+		shown+=("$a")
+	done
+	md "" "### $title" "" '```' "\$ shoal bench ${shown[*]}"
 	if "$SHOAL" bench "$@" -q | tee -a "$OUT"; then
 		md '```'
 	else

@@ -9,8 +9,10 @@
 # (utime+stime, /proc/PID/stat) and the requests md answered
 # (shoal_http_requests_total), and prints the server CPU per request.
 #
-# AUTH=bearer TOKEN=… or AUTH=basic USERPASS=user:pass sends that
-# credential to both nodes (when md authenticates; see README "Security").
+# AUTH=bearer or AUTH=basic: A also authenticates every request, with a
+# bearer token (an RS256 key, JWKS file and WLCG token made here with
+# openssl) or HTTP Basic (a user added with `shoal admin user add`), while
+# B stays plain http without auth (bench --vs-anonymous).
 #
 # Usage: [RUN=N] bench/tls-vs-plain.sh   (env: CONC, ROUNDS, ROUND, FILES, DIRS; RUN names the results file)
 # Defaults before lib.sh's, which keeps values already set.
@@ -21,16 +23,36 @@ AUTH=${AUTH:-}
 results_file "tls${AUTH:+-$AUTH}${RUN:+-$RUN}"
 md "# shoal bench — TLS vs plain HTTP${AUTH:+ ($AUTH)} — $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname -s)" ""
 machine
-md "" "Two \`shoal all\` on this box (SQLite, in-process cache): A = \`--tls\` (private CA, ECDSA P-256" \
+md "" "Two \`shoal all\` on this box (SQLite, in-process cache): A = \`--tls\`${AUTH:+ with $AUTH auth on every request} (private CA, ECDSA P-256" \
 	"certificate, TLS 1.3), B = plain http. \`--vs\` alternates rounds A, B, A, B… in one run;" \
 	"A/B is the TLS/plain ratio of req/s. Server CPU per request = (utime+stime of the server" \
 	"process, /proc/PID/stat) / (requests its md answered, shoal_http_requests_total), over the run" \
 	"including warm-up."
 
-auth=()
+# b64url: base64url without padding of stdin.
+b64url() { base64 -w0 | tr '+/' '-_' | tr -d '='; }
+
+auth=() tlsconf=()
 case $AUTH in
-bearer) auth=(--token "$TOKEN") ;;
-basic) auth=(-u "$USERPASS") ;;
+bearer)
+	iss=https://issuer.bench.example aud=https://shoal.bench.example now=$(date +%s)
+	openssl genrsa -out "$TMP/issuer.key" 2048 2>/dev/null
+	n=$(openssl rsa -in "$TMP/issuer.key" -noout -modulus | cut -d= -f2 | xxd -r -p | b64url)
+	printf '{"keys":[{"kty":"RSA","kid":"bench","alg":"RS256","use":"sig","n":"%s","e":"AQAB"}]}' "$n" >"$TMP/issuer.jwks"
+	head=$(printf '{"alg":"RS256","typ":"JWT","kid":"bench"}' | b64url)
+	claims=$(printf '{"iss":"%s","sub":"bench","aud":"%s","iat":%d,"nbf":%d,"exp":%d,"jti":"bench-%d","wlcg.ver":"1.0","scope":"storage.read:/ storage.create:/ storage.modify:/"}' \
+		"$iss" "$aud" "$now" "$now" $((now + 4 * 3600)) "$now" | b64url)
+	sig=$(printf '%s.%s' "$head" "$claims" | openssl dgst -sha256 -sign "$TMP/issuer.key" | b64url)
+	auth=(--token "$head.$claims.$sig" --vs-anonymous)
+	printf 'auth:\n  issuers:\n    - {url: %s, jwks_file: %s}\n  audiences: [%s]\n' "$iss" "$TMP/issuer.jwks" "$aud" >"$TMP/a.yaml"
+	tlsconf=(--config "$TMP/a.yaml")
+	;;
+basic)
+	echo "bench password 1" | "$SHOAL" admin user add bench --users-file "$TMP/users" >/dev/null
+	printf 'auth:\n  users_file: %s\n  rules:\n    - {path: /, who: "user:bench", rights: [read, create, modify]}\n' "$TMP/users" >"$TMP/a.yaml"
+	auth=(-u "bench:bench password 1" --vs-anonymous)
+	tlsconf=(--config "$TMP/a.yaml")
+	;;
 "") ;;
 *) echo "AUTH must be bearer or basic" >&2; exit 1 ;;
 esac
@@ -50,7 +72,7 @@ start_all() {
 	printf -v "URL_$name" '%s' "$(awk '$1 == "md" {sub(/\/$/, "", $2); print $2}' "$TMP/$name.log")"
 	printf -v "PID_$name" '%s' "$pid"
 }
-start_all tls --tls
+start_all tls --tls "${tlsconf[@]}"
 start_all plain
 CA=$TMP/tls/tls/ca.pem
 TLS=$URL_tls PLAIN=$URL_plain
@@ -83,7 +105,7 @@ measured() {
 
 layout=(--prefix /bench/tree --files "$FILES" --dirs "$DIRS")
 figure "populate A (TLS)" populate --url "$TLS" --cacert "$CA" "${layout[@]}" -c 16 "${auth[@]}"
-figure "populate B (plain)" populate --url "$PLAIN" "${layout[@]}" -c 16 "${auth[@]}"
+figure "populate B (plain)" populate --url "$PLAIN" "${layout[@]}" -c 16
 vs=(--url "$TLS" --cacert "$CA" --vs "$PLAIN" "${layout[@]}" --rounds "$ROUNDS" --round-duration "$ROUND" "${auth[@]}")
 measured "HEAD, keep-alive, TLS vs plain" stat "${vs[@]}" -c "$CONC"
 measured "PROPFIND Depth 0, keep-alive, TLS vs plain" stat --method PROPFIND "${vs[@]}" -c "$CONC"
