@@ -125,6 +125,11 @@ func TestTLSCurl(t *testing.T) {
 			if code != 0 || !strings.Contains(out, `"md_health": "ok"`) || !strings.Contains(out, `"health": "ok"`) {
 				t.Errorf("shoal admin status --ca-file: exit %d:\n%s", code, out)
 			}
+			// fsck, a job md's runner runs, lists the data server's objects
+			// over https with the cluster CA.
+			if out, code := run(t, dir, nil, shoalBin, "admin", "fsck", "--md", n.URL, "--ca-file", n.ca, "--secret-file", filepath.Join(n.data, "secret")); code != 0 {
+				t.Errorf("shoal admin fsck over https: exit %d:\n%s", code, out)
+			}
 			// A restart reuses the CA and the server certificate.
 			caPEM, _ := os.ReadFile(n.ca)
 			if code := n.stop(t); code != 0 {

@@ -78,7 +78,7 @@ func (c *Client) Stream(ctx context.Context, path string, in any, progress func(
 	}
 	watchdog := time.AfterFunc(idle, cancel) // reset by every line
 	defer watchdog.Stop()
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.streamClient().Do(req)
 	if err != nil {
 		return shoal.E(op, c.Base+path, shoal.KindUnavailable, err)
 	}
