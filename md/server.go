@@ -257,6 +257,7 @@ func New(opts Options) (*Server, error) {
 		replays: wire.NewReplayGuard(),
 		peers:   newPeerCheck(opts.PeerTLS),
 	}
+	s.prober.TLSConfig = opts.PeerTLS
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.opsCtx, s.stopOps = context.WithCancel(s.base)
 	s.done.Add(2)
