@@ -58,15 +58,22 @@ basic)
 esac
 
 # start_all NAME EXTRA...: a `shoal all` on a free port; sets URL_NAME, PID_NAME.
+# A port free a moment ago may be taken by the time shoal binds it (the
+# box is shared): then it tries another.
 start_all() {
-	local name=$1 port
+	local name=$1 port pid i try
 	shift
-	port=$(free_port)
-	start "$name" "$SHOAL" all --data "$TMP/$name" --listen "127.0.0.1:$port" --disk-listen 127.0.0.1:0 "$@"
-	local pid=${PIDS[-1]} i
-	for ((i = 0; i < 300; i++)); do
+	for ((try = 0; try < 5; try++)); do
+		port=$(free_port)
+		start "$name" "$SHOAL" all --data "$TMP/$name" --listen "127.0.0.1:$port" --disk-listen 127.0.0.1:0 "$@"
+		pid=${PIDS[-1]}
+		for ((i = 0; i < 300; i++)); do
+			grep -q '^ready' "$TMP/$name.log" && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
 		grep -q '^ready' "$TMP/$name.log" && break
-		sleep 0.1
+		grep -q 'address already in use' "$TMP/$name.log" || break
 	done
 	grep -q '^ready' "$TMP/$name.log" || { cat "$TMP/$name.log" >&2; exit 1; }
 	printf -v "URL_$name" '%s' "$(awk '$1 == "md" {sub(/\/$/, "", $2); print $2}' "$TMP/$name.log")"
