@@ -67,7 +67,7 @@ func TestGatewayTLS(t *testing.T) {
 		ids = append(ids, id)
 	}
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.Pool()}}}
-	do := func(method, url string, body []byte) (int, []byte) {
+	do := func(t *testing.T, method, url string, body []byte) (int, []byte) {
 		t.Helper()
 		req, _ := http.NewRequest(method, url, bytes.NewReader(body))
 		resp, err := client.Do(req)
@@ -96,7 +96,12 @@ func TestGatewayTLS(t *testing.T) {
 			url := func(method string) string {
 				return wire.GatewayURL(keys, gwURL, method, "0f0f", "", layout, ids, time.Now().Add(time.Minute))
 			}
-			st, body := do("PUT", url("PUT"), want)
+			if !tc.ok {
+				// A small body: the gw answers before reading it, and
+				// a big one would still be on its way when it hangs up.
+				want = want[:1024]
+			}
+			st, body := do(t, "PUT", url("PUT"), want)
 			if !tc.ok {
 				if st < 500 {
 					t.Fatalf("PUT with data servers of an untrusted CA: %d %s", st, body)
@@ -106,7 +111,7 @@ func TestGatewayTLS(t *testing.T) {
 			if st != 201 {
 				t.Fatalf("PUT: %d %s", st, body)
 			}
-			if st, got := do("GET", url("GET"), nil); st != 200 || !bytes.Equal(got, want) {
+			if st, got := do(t, "GET", url("GET"), nil); st != 200 || !bytes.Equal(got, want) {
 				t.Fatalf("GET: %d, %d bytes, equal %v", st, len(got), bytes.Equal(got, want))
 			}
 		})
