@@ -237,12 +237,16 @@ func TestTLSRotation(t *testing.T) {
 		code int
 	}
 	done := make(chan result, 1)
+	uploadedAfterRotation := false
 	go func() {
 		out, code := run(t, dir, noSystemCA, curl, "-sS", "-L", "--fail-with-body", "--cacert", n.ca, "--limit-rate", "512k",
 			"-H", "Expect: 100-continue", "-T", src, "-w", "%{http_code}", n.URL+"/slow.bin")
 		done <- result{out, code}
 	}()
-	time.Sleep(time.Second) // the upload is under way on the data server
+	// The upload is under way: the data server has some of its bytes.
+	waitFor(t, 20*time.Second, "the upload to reach the data server", func() bool {
+		return uploading(filepath.Join(n.data, "disk"))
+	})
 
 	ca, err := tlsconf.LoadCA(n.ca, filepath.Join(n.data, "tls", "ca.key"))
 	if err != nil {
@@ -266,6 +270,12 @@ func TestTLSRotation(t *testing.T) {
 		t.Fatalf("certificate changed before SIGHUP with tls.watch 0")
 	}
 	n.signal(syscall.SIGHUP)
+	defer func() {
+		// The rotation happened mid-upload, not after it.
+		if !uploadedAfterRotation {
+			t.Errorf("the upload had finished before the new certificate was served")
+		}
+	}()
 	var fresh string
 	waitFor(t, 10*time.Second, "the new certificate on new connections", func() bool {
 		fresh = servedFingerprint(t, n.URL, pool)
@@ -273,6 +283,12 @@ func TestTLSRotation(t *testing.T) {
 	})
 	if disk := servedFingerprint(t, n.DiskURL, pool); disk != fresh {
 		t.Errorf("data server serves %s after SIGHUP, md %s", disk, fresh)
+	}
+	select {
+	case r := <-done:
+		done <- r
+	default:
+		uploadedAfterRotation = true
 	}
 	select {
 	case r := <-done:
@@ -478,4 +494,19 @@ func TestTLSSeparateProcesses(t *testing.T) {
 		t.Fatalf("curl -L GET: exit %d: %s", code, out)
 	}
 	checkFile(t, got, want)
+}
+
+// uploading reports whether a data server directory holds a temporary
+// upload file with some bytes in it.
+func uploading(dir string) bool {
+	found := false
+	filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && strings.Contains(p, string(filepath.Separator)+"tmp"+string(filepath.Separator)) {
+			if fi, err := e.Info(); err == nil && fi.Size() > 0 {
+				found = true
+			}
+		}
+		return nil
+	})
+	return found
 }
