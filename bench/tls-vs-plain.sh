@@ -37,7 +37,7 @@ case $AUTH in
 bearer)
 	iss=https://issuer.bench.example aud=https://shoal.bench.example now=$(date +%s)
 	openssl genrsa -out "$TMP/issuer.key" 2048 2>/dev/null
-	n=$(openssl rsa -in "$TMP/issuer.key" -noout -modulus | cut -d= -f2 | xxd -r -p | b64url)
+	n=$(openssl rsa -in "$TMP/issuer.key" -noout -modulus | cut -d= -f2 | basenc --base16 -d | b64url)
 	printf '{"keys":[{"kty":"RSA","kid":"bench","alg":"RS256","use":"sig","n":"%s","e":"AQAB"}]}' "$n" >"$TMP/issuer.jwks"
 	head=$(printf '{"alg":"RS256","typ":"JWT","kid":"bench"}' | b64url)
 	claims=$(printf '{"iss":"%s","sub":"bench","aud":"%s","iat":%d,"nbf":%d,"exp":%d,"jti":"bench-%d","wlcg.ver":"1.0","scope":"storage.read:/ storage.create:/ storage.modify:/"}' \
