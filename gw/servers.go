@@ -83,10 +83,16 @@ func (d *directory) stores(ids []string) ([]shoal.BlobStore, error) {
 		}
 		u, ok := d.lookup(id)
 		if !ok {
+			// A server md learnt of since the last fetch (one that just
+			// started): fetch again, at most once a second — waiting for
+			// that second rather than failing a request.
 			d.mu.Lock()
-			stale := time.Since(d.fetched) > time.Second
+			wait := time.Second - time.Since(d.fetched)
 			d.mu.Unlock()
-			if stale && d.refresh() == nil {
+			if wait > 0 {
+				time.Sleep(wait)
+			}
+			if d.refresh() == nil {
 				u, ok = d.lookup(id)
 			}
 		}

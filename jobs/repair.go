@@ -246,6 +246,12 @@ func repairEC(ctx context.Context, env Env, servers map[string]shoal.Server, e *
 			if err != nil {
 				p.Action = "failed: " + shoal.Reason(err)
 			}
+			if targets[i] == nil {
+				// Say why no other server was tried: an operator then knows
+				// whether to add a disk or to wait for the server to return.
+				p.Action += fmt.Sprintf("; no other usable server in pool %s holds no shard of it (%s needs %d distinct servers)",
+					poolOf(servers, e), e.Layout, e.Layout.Width())
+			}
 		}
 		out = append(out, *p)
 	}

@@ -29,6 +29,7 @@ catalog is SQLite at DIR/catalog.db, and the cluster secret is DIR/secret
 	}
 	fs := cmd.Flags()
 	config.Flag(fs, "data", "all.data", "")
+	config.Flag(fs, "layout", "all.layout", "")
 	config.Flag(fs, "listen", "md.listen", "")
 	config.Flag(fs, "disk-listen", "disk.listen", "data server HOST:PORT (default: the --listen host, port + 1; port 0 if --listen has port 0)")
 	config.Flag(fs, "secret-file", "secret_file", "")
@@ -43,13 +44,13 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	if c.All.Data == "" {
-		return fmt.Errorf("all.data: give a data directory with --data DIR")
+	if len(c.All.Data) == 0 {
+		return fmt.Errorf("all.data: give a data directory with --data DIR (or one per disk: --data DIR1,DIR2,DIR3)")
 	}
 	if err := checkExposure(&c); err != nil {
 		return err
 	}
-	dir, err := filepath.Abs(c.All.Data)
+	dir, err := filepath.Abs(c.All.Data[0])
 	if err != nil {
 		return err
 	}
@@ -80,6 +81,10 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	if c.Catalog.DSN == "" {
 		c.Catalog.DSN = "sqlite:" + filepath.Join(dir, "catalog.db")
 	}
+	extraDirs, err := diskDirs(&c)
+	if err != nil {
+		return err
+	}
 	if len(c.Disk.Data) == 0 {
 		c.Disk.Data = []string{diskDir}
 	}
@@ -98,11 +103,12 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	// md's internal API for the data server gets its own loopback port: it
 	// stays open while the public port drains at shutdown, so uploads in
 	// flight can still commit.
-	lns, err := listenAll(
-		listenSpec{c.MD.Listen, c.MD.ReusePort},
-		listenSpec{c.Disk.Listen, false},
-		listenSpec{"127.0.0.1:0", false},
-	)
+	specs := []listenSpec{{c.MD.Listen, c.MD.ReusePort}, {c.Disk.Listen, false}, {"127.0.0.1:0", false}}
+	withGW := len(extraDirs) > 0 || c.GW.Listen != ""
+	if withGW {
+		specs = append(specs, listenSpec{gwAddr(&c), false})
+	}
+	lns, err := listenAll(specs...)
 	if err != nil {
 		return err
 	}
@@ -118,8 +124,21 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		diskURL = tlsOf.disk.url(diskLn.Addr())
 	}
 
+	extras, err := startExtraDisks(&c, keys, extraDirs, tlsOf, tlsOf.internal.url(internalLn.Addr()), log)
+	if err != nil {
+		closeAll()
+		return err
+	}
+	for _, x := range extras {
+		lns = append(lns, x.ln)
+	}
 	cat, err := openCatalog(ctx, &c, log)
 	if err != nil {
+		closeAll()
+		return err
+	}
+	if err := setDefaultLayout(ctx, &c, cat); err != nil {
+		cat.Close()
 		closeAll()
 		return err
 	}
@@ -161,6 +180,22 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		{name: "disk", ln: tlsOf.disk.listener(diskLn), serve: diskHTTP.Serve, close: diskHTTP.Close},
 		{name: "md-internal", ln: tlsOf.internal.listener(internalLn), serve: guarded(internal, c.Net.Guard()), close: internal.Shutdown},
 	}
+	for _, x := range extras {
+		services = append(services[:len(services)-1], service{name: "disk " + x.dir, ln: x.ln, serve: x.node.Serve, close: x.node.Close}, services[len(services)-1])
+	}
+	var gwURL, gwID string
+	if withGW {
+		g, public, err := newGW(&c, keys, lns[3], tlsOf.disk, tlsOf.peer, tlsOf.internal.url(internalLn.Addr()), log)
+		if err != nil {
+			closeRunner(runner)
+			mds.Close()
+			cat.Close()
+			closeAll()
+			return err
+		}
+		gwURL, gwID = public, g.ID()
+		services = append(services[:1], append([]service{{name: "gw", ln: tlsOf.disk.listener(lns[3]), serve: g.Serve, close: g.Close}}, services[1:]...)...)
+	}
 	cleanup := func() error { return errors.Join(mds.Close(), cat.Close()) }
 	// Taken before anything serves: the first heartbeat must not predate it.
 	start := time.Now()
@@ -169,10 +204,29 @@ func runAll(cmd *cobra.Command, _ []string) error {
 			log.Error("data server did not register with md", "err", err)
 			return
 		}
+		for _, x := range extras {
+			if err := waitRegistered(ctx, cat, x.node.disk.ID(), x.url, start, 30*time.Second); err != nil {
+				log.Error("data server did not register with md", "dir", x.dir, "err", err)
+				return
+			}
+		}
+		if gwID != "" {
+			if err := waitRegistered(ctx, cat, gwID, gwURL, start, 30*time.Second); err != nil {
+				log.Error("gw did not register with md", "err", err)
+				return
+			}
+		}
 		if runner != nil {
 			runner.Start() // jobs resumed now find the data server up
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "shoal all: serving\nmd   %s/\ndisk %s/\ndata %s\n%sready\n", mdURL, diskURL, dir, tlsOf.summary())
+		out := fmt.Sprintf("shoal all: serving\nmd   %s/\ndisk %s/\n", mdURL, diskURL)
+		for _, x := range extras {
+			out += fmt.Sprintf("disk %s/\n", x.url)
+		}
+		if gwURL != "" {
+			out += fmt.Sprintf("gw   %s/\n", gwURL)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%sdata %s\n%sready\n", out, dir, tlsOf.summary())
 		log.Info("ready", "md", mdURL, "md_internal", tlsOf.internal.url(internalLn.Addr()), "disk", diskURL, "data", dir, "data_mode", c.MD.DataMode,
 			"tls_ca", tlsOf.caFile, "tls_capath", tlsOf.caPath, "tls_sha256", tlsOf.md.fingerprint())
 	}()

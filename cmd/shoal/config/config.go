@@ -56,7 +56,8 @@ type LogConfig struct {
 }
 
 type AllConfig struct {
-	Data string `mapstructure:"data" doc:"directory holding everything: catalog.db, disk/, secret"`
+	Data   []string `mapstructure:"data" doc:"data directories, one per disk: the first holds catalog.db, secret and tls/; each holds a data server's disk/ (several: one data server each and an in-process gw)"`
+	Layout string   `mapstructure:"layout" doc:"layout of the default pool set at start, e.g. ec:2+1 or replica:2 across several --data directories (empty: leave the pool as it is)"`
 	TLS  bool   `mapstructure:"tls" doc:"serve md and the data server over https; without tls.md_cert_file, with a private CA and server certificate made once under DATA/tls"`
 }
 
@@ -373,7 +374,7 @@ func httpURL(key, s string) error {
 // normalize makes empty lists nil, so a config read back from a file
 // compares equal to Defaults.
 func (c *Config) normalize() {
-	lists := []*[]string{&c.MD.NoRedirectAgents, &c.Cache.Memcached, &c.Disk.Data, &c.MD.AllowedHosts, &c.Auth.Audiences}
+	lists := []*[]string{&c.MD.NoRedirectAgents, &c.Cache.Memcached, &c.Disk.Data, &c.MD.AllowedHosts, &c.Auth.Audiences, &c.All.Data}
 	for i := range c.Auth.Issuers {
 		lists = append(lists, &c.Auth.Issuers[i].Audiences)
 	}
