@@ -60,7 +60,10 @@ type Writer interface {
 	// not hold.
 	PutInline(ctx context.Context, path string, data []byte, sums Sums, mtime time.Time, cond Condition, graceUntil time.Time) (*Entry, error)
 
-	// BeginUpload records a reservation (see Upload).
+	// BeginUpload records a reservation (see Upload) and charges
+	// u.Reserve to every quota governing u.Path in the same transaction:
+	// KindQuota if one has no room (nothing is recorded then). With
+	// u.Flexible it may lower u.Reserve to what the quotas have left.
 	BeginUpload(ctx context.Context, u *Upload) error
 
 	// FinishUpload turns a durable upload into a visible file, replacing any
@@ -70,8 +73,9 @@ type Writer interface {
 	// Finishing the same upload twice is KindNotFound the second time.
 	FinishUpload(ctx context.Context, c *Commit, graceUntil time.Time) (*Entry, error)
 
-	// ExpireUploads deletes reservations that expired before now and puts
-	// their objects in the garbage queue; it returns how many it expired.
+	// ExpireUploads deletes reservations that expired before now, gives
+	// back what they held on quotas and puts their objects in the garbage
+	// queue; it returns how many it expired.
 	ExpireUploads(ctx context.Context, now time.Time) (int, error)
 
 	// RenewUploads pushes the expiry of the reservations ids (those that
@@ -138,5 +142,6 @@ type Catalog interface {
 	PoolStore
 	ReplicaReplacer
 	JobStore
+	QuotaStore
 	Close() error
 }

@@ -132,6 +132,18 @@ type Upload struct {
 	// reservations already (KindTooMany; 0: no limit).
 	Client     string
 	MaxPending int
+	// Reserve is the most bytes the upload may write: its Content-Length,
+	// or for a body of unknown length what md allows (md.chunked_reserve).
+	// BeginUpload charges it to the quotas governing Path, and the data
+	// server stops the upload there (md signs it into the URL). With
+	// Flexible (unknown length) BeginUpload may lower it to what the
+	// quotas have left, and sets it to what it charged.
+	Reserve  int64
+	Flexible bool
+	// NewEntry says that no file exists at Path: BeginUpload then also
+	// refuses (KindQuota) when a governing quota's entry limit is reached
+	// (the commit checks again).
+	NewEntry bool
 }
 
 // Condition is what a write requires of the file it replaces (RFC 9110

@@ -32,6 +32,7 @@ const (
 	KindTimeout                    // the client was too slow (408)
 	KindLocked                     // a WebDAV lock is held by someone else (423)
 	KindTooMany                    // a per-client limit is reached: retry later (429)
+	KindQuota                      // a directory quota has no room for the write (507, RFC 4331 DAV:quota-not-exceeded)
 )
 
 var kindNames = [...]string{
@@ -57,6 +58,7 @@ var kindNames = [...]string{
 	KindTimeout:        "timeout",
 	KindLocked:         "locked",
 	KindTooMany:        "too many requests",
+	KindQuota:          "quota exceeded",
 }
 
 func (k Kind) String() string {
@@ -111,7 +113,7 @@ func (k Kind) Status() int {
 		return 429
 	case KindUnavailable:
 		return 503
-	case KindInsufficient:
+	case KindInsufficient, KindQuota:
 		return 507
 	default:
 		return 500

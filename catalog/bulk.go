@@ -41,7 +41,7 @@ func (db *DB) CreateFiles(ctx context.Context, dir string, names []string, size 
 		batch := names[:min(BulkRowsPerTx, len(names))]
 		names = names[len(batch):]
 		err := db.inTx(ctx, op, dir, func(t *tx) error {
-			d, _, err := t.lockTree(ctx, dir)
+			d, _, quotas, err := t.lockPath(ctx, dir)
 			if err != nil {
 				return err
 			}
@@ -72,6 +72,12 @@ func (db *DB) CreateFiles(ctx context.Context, dir string, names []string, size 
 					}
 					return err
 				}
+			}
+			if d.quota {
+				quotas = append(quotas, d.id)
+			}
+			if len(quotas) > 0 {
+				return t.charge(ctx, op, dir, quotas, size*int64(len(batch)), int64(len(batch)), 0, nil)
 			}
 			return nil
 		})

@@ -34,6 +34,9 @@ func checkedAtEnd(t *testing.T, db *catalog.DB) *catalog.DB {
 		if err := db.CheckReplicaLists(context.Background()); err != nil {
 			t.Error(err)
 		}
+		if err := db.CheckQuotas(context.Background()); err != nil {
+			t.Error(err)
+		}
 	})
 	return db
 }

@@ -40,4 +40,5 @@ const (
 	errDuplicate            // unique or primary-key violation
 	errUnavailable          // cannot reach the database or it is busy
 	errRetry                // deadlock or serialisation failure: run the transaction again
+	errFull                 // the database's disk (or table space) is full
 )

@@ -148,6 +148,13 @@ func (mysqlDialect) classify(err error) errClass {
 		return errOther
 	}
 	switch me.Number {
+	case 1021, 1114: // ER_DISK_FULL, ER_RECORD_FILE_FULL ("The table is full")
+		return errFull
+	case 3, 1026, 1030: // errors writing a file, or of the storage engine: full if errno 28 (ENOSPC)
+		if mentionsENOSPC(me.Message) {
+			return errFull
+		}
+		return errOther
 	case 1062, 1586: // ER_DUP_ENTRY, ER_DUP_ENTRY_WITH_KEY_NAME
 		return errDuplicate
 	case 1213, 1205: // deadlock, lock wait timeout
@@ -233,7 +240,19 @@ func (mysqlDialect) migrations() [][]string {
 			not_before_ns BIGINT NOT NULL,
 			KEY garbage_server_due (server, not_before_ns)
 		)` + tail,
-	}, mysqlPoolsV2, mysqlReplicaListV3, mysqlUploadsV4, mysqlLocksV5, mysqlUploadsV6, mysqlJobsV7}
+	}, mysqlPoolsV2, mysqlReplicaListV3, mysqlUploadsV4, mysqlLocksV5, mysqlUploadsV6, mysqlJobsV7, mysqlQuotasV8}
+}
+
+// mentionsENOSPC reports a MySQL/MariaDB error message that names errno
+// 28 ("Errcode: 28", "errno: 28", "Got error 28 from storage engine") or
+// its text.
+func mentionsENOSPC(msg string) bool {
+	for _, s := range []string{"Errcode: 28", "errno: 28", "error 28 ", "No space left"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // readCommitted sets each new connection's isolation level with a

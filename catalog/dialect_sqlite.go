@@ -82,7 +82,9 @@ func (sqliteDialect) classify(err error) errClass {
 		return errDuplicate
 	}
 	switch se.Code() & 0xff {
-	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL:
+	case sqlite3.SQLITE_FULL:
+		return errFull
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_IOERR:
 		return errUnavailable
 	}
 	return errOther
@@ -168,7 +170,7 @@ func (sqliteDialect) migrations() [][]string {
 			not_before_ns INTEGER NOT NULL
 		)`,
 		`CREATE INDEX garbage_server_due ON garbage (server, not_before_ns)`,
-	}, sqlitePoolsV2, sqliteReplicaListV3, sqliteUploadsV4, sqliteLocksV5, sqliteUploadsV6, sqliteJobsV7}
+	}, sqlitePoolsV2, sqliteReplicaListV3, sqliteUploadsV4, sqliteLocksV5, sqliteUploadsV6, sqliteJobsV7, sqliteQuotasV8}
 }
 
 // lockSuffix: the single writer connection already serialises writers.

@@ -73,3 +73,59 @@ func (db *DB) CheckReplicaLists(ctx context.Context) error {
 
 // PathHash is the path_hash column's value for path.
 var PathHash = pathHash
+
+// CheckQuotas reports the first quota whose counters differ from what its
+// subtree holds and what the pending uploads charged to it reserve, or
+// whose directory's quota mark is wrong.
+func (db *DB) CheckQuotas(ctx context.Context) error {
+	return db.inTx(ctx, "CheckQuotas", "", func(t *tx) error {
+		rows, err := t.query(ctx, `SELECT q.dir_id, `+quotaCols+`, e.quota FROM quotas q JOIN entries e ON e.id = q.dir_id`)
+		if err != nil {
+			return err
+		}
+		type row struct {
+			id   int64
+			q    shoal.Quota
+			mark bool
+		}
+		var all []row
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.id, &r.q.Dir, &r.q.Bytes, &r.q.Files, &r.q.UsedBytes, &r.q.UsedFiles, &r.q.Reserved, &r.mark); err != nil {
+				rows.Close()
+				return err
+			}
+			all = append(all, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		var marks, orphans int
+		if err := t.queryRow(ctx, `SELECT COUNT(*) FROM entries WHERE quota = 1`).Scan(&marks); err != nil {
+			return err
+		}
+		if err := t.queryRow(ctx, `SELECT COUNT(*) FROM quotas WHERE dir_id NOT IN (SELECT id FROM entries)`).Scan(&orphans); err != nil {
+			return err
+		}
+		if marks != len(all) || orphans != 0 {
+			return fmt.Errorf("%d directories marked with a quota, %d quotas of live directories, %d of removed ones", marks, len(all), orphans)
+		}
+		for _, r := range all {
+			bytes, files, err := t.subtreeUsage(ctx, r.q.Dir)
+			if err != nil {
+				return err
+			}
+			var reserved int64
+			if err := t.queryRow(ctx, `SELECT COALESCE(SUM(reserved), 0) FROM uploads WHERE quota_dirs LIKE ?`,
+				fmt.Sprintf("%%,%d,%%", r.id)).Scan(&reserved); err != nil {
+				return err
+			}
+			if !r.mark || bytes != r.q.UsedBytes || files != r.q.UsedFiles || reserved != r.q.Reserved {
+				return fmt.Errorf("quota on %s = %+v (marked %v); its subtree holds %d bytes in %d entries, uploads reserve %d",
+					r.q.Dir, r.q, r.mark, bytes, files, reserved)
+			}
+		}
+		return nil
+	})
+}

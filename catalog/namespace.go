@@ -14,7 +14,7 @@ func (db *DB) Mkdir(ctx context.Context, path string, mtime time.Time) (*shoal.E
 	const op = "catalog.Mkdir"
 	var e *shoal.Entry
 	err := db.inTx(ctx, op, path, func(t *tx) error {
-		self, parent, err := t.lockTree(ctx, path)
+		self, parent, quotas, err := t.lockPath(ctx, path)
 		if err != nil {
 			return err
 		}
@@ -37,6 +37,11 @@ func (db *DB) Mkdir(ctx context.Context, path string, mtime time.Time) (*shoal.E
 		if err != nil {
 			return err
 		}
+		if len(quotas) > 0 {
+			if err := t.charge(ctx, op, path, quotas, 0, 1, 0, nil); err != nil {
+				return err
+			}
+		}
 		e = &shoal.Entry{ID: id, Parent: parent.id, Path: path, IsDir: true, Version: 1,
 			MTime: time.Unix(0, mtime.UnixNano()), CTime: time.Unix(0, now.UnixNano())}
 		return nil
@@ -53,64 +58,89 @@ func (db *DB) Remove(ctx context.Context, path string, graceUntil time.Time) err
 		return shoal.Errorf(op, shoal.KindPermission, "the root cannot be removed")
 	}
 	return db.inTx(ctx, op, path, func(t *tx) error {
-		n, _, err := t.lockTree(ctx, path)
+		n, _, quotas, err := t.lockPath(ctx, path)
 		if err != nil {
 			return err
 		}
 		if n == nil {
 			return shoal.E(op, path, shoal.KindNotFound)
 		}
-		if err := t.removeTree(ctx, n, graceUntil); err != nil {
+		if err := t.removeTree(ctx, op, n, quotas, graceUntil); err != nil {
 			return err
 		}
 		return t.dropLocks(ctx, path)
 	})
 }
 
+// transfer is what Move and Copy decided before they act.
+type transfer struct {
+	src, dparent *node
+	created      bool    // dst did not exist
+	srcQuotas    []int64 // quotas governing src (its ancestors')
+	dstQuotas    []int64 // quotas governing dst
+}
+
 // prepareTransfer does the checks Move and Copy share and clears dst when
-// overwriting. It returns src, dst's parent and whether dst is new.
-func (t *tx) prepareTransfer(ctx context.Context, op, src, dst string, overwrite bool, graceUntil time.Time) (s, dparent *node, created bool, err error) {
-	s, _, err = t.lockTree(ctx, src)
+// overwriting.
+func (t *tx) prepareTransfer(ctx context.Context, op, src, dst string, overwrite bool, graceUntil time.Time) (tr transfer, err error) {
+	s, _, srcQuotas, err := t.lockPath(ctx, src)
 	if err != nil {
-		return nil, nil, false, err
+		return tr, err
 	}
 	if s == nil {
-		return nil, nil, false, shoal.E(op, src, shoal.KindNotFound)
+		return tr, shoal.E(op, src, shoal.KindNotFound)
 	}
 	if shoal.IsWithin(dst, src) {
-		return nil, nil, false, shoal.Errorf(op, shoal.KindInvalid, "destination %s is %s or inside it", dst, src)
+		return tr, shoal.Errorf(op, shoal.KindInvalid, "destination %s is %s or inside it", dst, src)
 	}
-	d, dparent, err := t.lockTree(ctx, dst)
+	d, dparent, dstQuotas, err := t.lockPath(ctx, dst)
 	if err != nil {
-		return nil, nil, false, err
+		return tr, err
 	}
 	if err := checkParent(op, dst, dparent); err != nil {
-		return nil, nil, false, err
+		return tr, err
 	}
 	if d != nil {
 		if !overwrite {
-			return nil, nil, false, shoal.Errorf(op, shoal.KindPrecondition, "destination %s exists", dst)
+			return tr, shoal.Errorf(op, shoal.KindPrecondition, "destination %s exists", dst)
 		}
 		if shoal.IsWithin(src, dst) {
-			return nil, nil, false, shoal.Errorf(op, shoal.KindInvalid, "destination %s contains the source %s", dst, src)
+			return tr, shoal.Errorf(op, shoal.KindInvalid, "destination %s contains the source %s", dst, src)
 		}
-		if err := t.removeTree(ctx, d, graceUntil); err != nil {
-			return nil, nil, false, err
+		if err := t.removeTree(ctx, op, d, dstQuotas, graceUntil); err != nil {
+			return tr, err
 		}
 	}
-	return s, dparent, d == nil, nil
+	return transfer{src: s, dparent: dparent, created: d == nil, srcQuotas: srcQuotas, dstQuotas: dstQuotas}, nil
 }
 
 // Move renames src to dst; for a directory it rewrites the path (and path
-// hash) of every descendant in the same transaction.
+// hash) of every descendant in the same transaction. What moves leaves
+// the quotas that govern src and not dst, and is charged to those that
+// govern dst and not src (KindQuota if one cannot hold it); a quota on
+// src itself, or below it, moves with it.
 func (db *DB) Move(ctx context.Context, src, dst string, overwrite bool, graceUntil time.Time) (created bool, err error) {
 	const op = "catalog.Move"
 	err = db.inTx(ctx, op, src, func(t *tx) error {
-		s, dparent, c, err := t.prepareTransfer(ctx, op, src, dst, overwrite, graceUntil)
+		tr, err := t.prepareTransfer(ctx, op, src, dst, overwrite, graceUntil)
 		if err != nil {
 			return err
 		}
-		created = c
+		s, dparent := tr.src, tr.dparent
+		created = tr.created
+		leaving, arriving := idsNotIn(tr.srcQuotas, tr.dstQuotas), idsNotIn(tr.dstQuotas, tr.srcQuotas)
+		if len(leaving) > 0 || len(arriving) > 0 {
+			bytes, files, err := t.usageOf(ctx, s)
+			if err != nil {
+				return err
+			}
+			if err := t.charge(ctx, op, src, leaving, -bytes, -files, 0, nil); err != nil {
+				return err
+			}
+			if err := t.charge(ctx, op, dst, arriving, bytes, files, 0, nil); err != nil {
+				return err
+			}
+		}
 		if _, err := t.exec(ctx, `UPDATE entries SET parent_id = ?, name = ?, path = ?, path_hash = ? WHERE id = ?`,
 			dparent.id, baseName(dst), dst, pathHash(dst), s.id); err != nil {
 			return err
@@ -123,6 +153,17 @@ func (db *DB) Move(ctx context.Context, src, dst string, overwrite bool, graceUn
 		return t.dropLocks(ctx, src)
 	})
 	return created, err
+}
+
+// idsNotIn is a without the ids in b.
+func idsNotIn(a, b []int64) []int64 {
+	var out []int64
+	for _, id := range a {
+		if !containsID(b, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // rewriteSubtree renames every path below src to lie below dst, in
@@ -182,11 +223,22 @@ func (t *tx) rewriteSubtree(ctx context.Context, src, dst string) error {
 func (db *DB) Copy(ctx context.Context, src, dst string, overwrite bool, graceUntil time.Time) (created bool, err error) {
 	const op = "catalog.Copy"
 	err = db.inTx(ctx, op, src, func(t *tx) error {
-		s, dparent, c, err := t.prepareTransfer(ctx, op, src, dst, overwrite, graceUntil)
+		tr, err := t.prepareTransfer(ctx, op, src, dst, overwrite, graceUntil)
 		if err != nil {
 			return err
 		}
-		created = c
+		s, dparent := tr.src, tr.dparent
+		created = tr.created
+		if len(tr.dstQuotas) > 0 {
+			// The copy (quotas are not copied) counts on dst's quotas.
+			bytes, files, err := t.usageOf(ctx, s)
+			if err != nil {
+				return err
+			}
+			if err := t.charge(ctx, op, dst, tr.dstQuotas, bytes, files, 0, nil); err != nil {
+				return err
+			}
+		}
 		type row struct {
 			id, parent int64
 			path       string

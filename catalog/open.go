@@ -80,6 +80,7 @@ type DB struct {
 	opts     Options
 	trips    atomic.Uint64
 	statStmt *sql.Stmt
+	space    spaceWatch
 }
 
 var _ shoal.Catalog = (*DB)(nil)
@@ -141,6 +142,9 @@ func connect(ctx context.Context, o Options) (*DB, error) {
 	}
 	o.setDefaults(d)
 	db := &DB{d: d, opts: o}
+	if d.name() == "sqlite" {
+		db.space.dir = sqliteDir(target)
+	}
 	var err error
 	if db.read, db.write, err = d.open(ctx, target, o); err != nil {
 		return nil, db.fail(op, "", err)

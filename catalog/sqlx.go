@@ -47,6 +47,7 @@ func (db *DB) inTx(ctx context.Context, op, path string, fn func(t *tx) error) e
 	for attempt := 0; attempt <= db.opts.TxRetries; attempt++ {
 		err = db.tryTx(ctx, fn)
 		if err == nil {
+			db.space.wrote()
 			return nil
 		}
 		if errors.Is(err, errRace) && ctx.Err() == nil {
@@ -101,9 +102,15 @@ func (db *DB) fail(op, path string, err error) error {
 		return shoal.E(op, path, shoal.KindUnavailable, err)
 	}
 	switch db.d.classify(err) {
+	case errFull:
+		return db.space.full(op, path, err)
 	case errDuplicate:
 		return shoal.E(op, path, shoal.KindExist, err)
 	case errUnavailable, errRetry:
+		if db.space.low() {
+			// SQLite reports some writes that found no room as I/O errors.
+			return db.space.full(op, path, err)
+		}
 		return shoal.E(op, path, shoal.KindUnavailable, err)
 	}
 	return shoal.E(op, path, shoal.KindOther, err)

@@ -15,6 +15,8 @@ type node struct {
 	path    string
 	isDir   bool
 	version int64
+	size    int64
+	quota   bool // a directory with a quota (entries.quota)
 }
 
 // etag is the node's ETag as shoal.Entry.ETag makes it; "" for nil.
@@ -29,6 +31,12 @@ func (n *node) etag() string {
 // one: inTx runs it again, and it then sees the winner's row.
 var errRace = errors.New("catalog: concurrent create, retry")
 
+const nodeCols = `id, path, is_dir, version, size, quota`
+
+func scanNode(sc interface{ Scan(...any) error }, n *node) error {
+	return sc.Scan(&n.id, &n.path, &n.isDir, &n.version, &n.size, &n.quota)
+}
+
 // lockTree finds path and its parent inside a write transaction and
 // locks them against concurrent writers: a shared lock on every ancestor
 // (so none of them moves or vanishes meanwhile) and an exclusive lock on
@@ -36,6 +44,15 @@ var errRace = errors.New("catalog: concurrent create, retry")
 // exactly when one changes a path the other lies under. Two queries at
 // any depth; either result may be nil.
 func (t *tx) lockTree(ctx context.Context, path string) (self, parent *node, err error) {
+	self, parent, _, err = t.lockPath(ctx, path)
+	return self, parent, err
+}
+
+// lockPath is lockTree that also returns the ids of the ancestors with a
+// quota (path itself excluded): the quotas a change at path is charged
+// to. Setting or removing a quota takes the exclusive lock on its
+// directory, so the list holds until the transaction ends.
+func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quotas []int64, err error) {
 	anc := append([]string{"/"}, ancestors(path)...)
 	if path == "/" {
 		anc = nil
@@ -45,39 +62,42 @@ func (t *tx) lockTree(ctx context.Context, path string) (self, parent *node, err
 		for i, a := range anc {
 			args[i] = pathHash(a)
 		}
-		rows, err := t.query(ctx, `SELECT id, path, is_dir, version FROM entries WHERE path_hash IN (`+
+		rows, err := t.query(ctx, `SELECT `+nodeCols+` FROM entries WHERE path_hash IN (`+
 			placeholders(len(args))+`)`+t.db.d.lockSuffix(false), args...)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		pp := shoal.ParentPath(path)
 		for rows.Next() {
 			var n node
-			if err := rows.Scan(&n.id, &n.path, &n.isDir, &n.version); err != nil {
+			if err := scanNode(rows, &n); err != nil {
 				rows.Close()
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			if n.path == pp {
 				parent = &n
 			}
+			if n.quota && shoal.IsWithin(path, n.path) {
+				quotas = append(quotas, n.id)
+			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	var n node
-	err = t.queryRow(ctx, `SELECT id, path, is_dir, version FROM entries WHERE path_hash = ?`+t.db.d.lockSuffix(true),
-		pathHash(path)).Scan(&n.id, &n.path, &n.isDir, &n.version)
+	err = scanNode(t.queryRow(ctx, `SELECT `+nodeCols+` FROM entries WHERE path_hash = ?`+t.db.d.lockSuffix(true),
+		pathHash(path)), &n)
 	switch {
 	case isNoRows(err):
-		return nil, parent, nil
+		return nil, parent, quotas, nil
 	case err != nil:
-		return nil, nil, err
+		return nil, nil, nil, err
 	case n.path != path:
-		return nil, parent, nil
+		return nil, parent, quotas, nil
 	}
-	return &n, parent, nil
+	return &n, parent, quotas, nil
 }
 
 // checkParent says why parent cannot hold a new child.
@@ -196,12 +216,26 @@ func (t *tx) queueGarbage(ctx context.Context, refs []objRef, notBefore time.Tim
 }
 
 // removeTree deletes n (and, for a directory, everything below it) with
-// its replicas and properties, queueing objects no longer referenced.
-func (t *tx) removeTree(ctx context.Context, n *node, graceUntil time.Time) error {
+// its replicas and properties, queueing objects no longer referenced; what
+// it held leaves the quotas governing it (quotas), and the quotas on n
+// and below it go with it.
+func (t *tx) removeTree(ctx context.Context, op string, n *node, quotas []int64, graceUntil time.Time) error {
+	if len(quotas) > 0 {
+		bytes, files, err := t.usageOf(ctx, n)
+		if err != nil {
+			return err
+		}
+		if err := t.charge(ctx, op, n.path, quotas, -bytes, -files, 0, nil); err != nil {
+			return err
+		}
+	}
 	cond, args := "id = ?", []any{n.id}
 	if n.isDir {
 		lo, hi := subtreeRange(n.path)
 		cond, args = "id = ? OR (path >= ? AND path < ?)", []any{n.id, lo, hi}
+		if _, err := t.exec(ctx, `DELETE FROM quotas WHERE dir_id IN (SELECT id FROM entries WHERE quota = 1 AND (`+cond+`))`, args...); err != nil {
+			return err
+		}
 	}
 	refs, err := t.replicaRefs(ctx, cond, args...)
 	if err != nil {

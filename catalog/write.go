@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"time"
 
@@ -18,6 +19,10 @@ type fileData struct {
 	layout   string // "" for inline files
 	replicas []shoal.Replica
 	cond     shoal.Condition
+	// held is what the upload being committed reserved, on the quotas
+	// of the directories heldOn (see tx.charge).
+	held   int64
+	heldOn []int64
 }
 
 // putFile creates or replaces the file at path inside t. A replaced
@@ -27,7 +32,7 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 	if path == "/" {
 		return nil, shoal.E(op, path, shoal.KindIsDir)
 	}
-	self, parent, err := t.lockTree(ctx, path)
+	self, parent, quotas, err := t.lockPath(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +102,15 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 			return nil, err
 		}
 	}
+	if len(quotas) > 0 || len(f.heldOn) > 0 {
+		bytes, files := f.size, int64(1)
+		if self != nil {
+			bytes, files = f.size-self.size, 0
+		}
+		if err := t.charge(ctx, op, path, quotas, bytes, files, f.held, f.heldOn); err != nil {
+			return nil, err
+		}
+	}
 	return t.entry(ctx, path)
 }
 
@@ -116,17 +130,23 @@ func (db *DB) PutInline(ctx context.Context, path string, data []byte, sums shoa
 	return e, err
 }
 
-// BeginUpload records a reservation; KindExist if its ID is taken.
+// BeginUpload records a reservation; KindExist if its ID is taken,
+// KindQuota if a quota governing its path cannot hold u.Reserve.
 func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {
 	const op = "catalog.BeginUpload"
 	if u.ID == "" || u.Object == "" || len(u.Servers) == 0 {
 		return shoal.Errorf(op, shoal.KindInvalid, "upload needs an ID, an object and servers")
 	}
+	if u.Reserve < 0 {
+		return shoal.Errorf(op, shoal.KindInvalid, "upload reserves %d bytes", u.Reserve)
+	}
 	layout := u.Layout
 	if layout.IsZero() {
 		layout = shoal.DefaultLayout
 	}
+	want := u.Reserve
 	return db.inTx(ctx, op, u.Path, func(t *tx) error {
+		u.Reserve = want // a retried transaction starts over
 		if u.MaxPending > 0 {
 			var n int
 			if err := t.queryRow(ctx, `SELECT COUNT(*) FROM uploads WHERE client = ? AND expires_ns > ?`,
@@ -137,9 +157,29 @@ func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {
 				return shoal.Errorf(op, shoal.KindTooMany, "%d uploads of yours are pending, the most allowed: retry when one has finished", n)
 			}
 		}
-		_, err := t.exec(ctx, `INSERT INTO uploads (id, path, servers, object, layout, create_only, if_match, client, expires_ns)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, u.Path, strings.Join(u.Servers, ","), u.Object,
-			layout.String(), u.Cond.CreateOnly, strings.Join(u.Cond.IfMatch, ","), u.Client, u.Expires.UnixNano())
+		quotas, err := t.governing(ctx, u.Path)
+		if err != nil {
+			return err
+		}
+		var ids []int64
+		for _, q := range quotas {
+			ids = append(ids, q.id)
+			if room := q.Room(); u.Flexible && room >= 0 && room < u.Reserve {
+				u.Reserve = room
+			}
+		}
+		if len(ids) > 0 {
+			if u.Flexible && u.Reserve == 0 && want > 0 {
+				return t.quotaRefusal(ctx, op, u.Path, ids, 1, 0, 0)
+			}
+			if err := t.reserve(ctx, op, u.Path, ids, u.Reserve, u.NewEntry); err != nil {
+				return err
+			}
+		}
+		_, err = t.exec(ctx, `INSERT INTO uploads (id, path, servers, object, layout, create_only, if_match, client, expires_ns, reserved, quota_dirs)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, u.Path, strings.Join(u.Servers, ","), u.Object,
+			layout.String(), u.Cond.CreateOnly, strings.Join(u.Cond.IfMatch, ","), u.Client, u.Expires.UnixNano(),
+			u.Reserve, encodeQuotaDirs(ids))
 		if db.isDup(err) {
 			return shoal.Errorf(op, shoal.KindExist, "upload %s exists", u.ID)
 		}
@@ -153,12 +193,12 @@ func (db *DB) FinishUpload(ctx context.Context, c *shoal.Commit, graceUntil time
 	var e *shoal.Entry
 	err := db.inTx(ctx, op, "", func(t *tx) error {
 		var (
-			path, servers, object, layout, ifMatch string
-			cond                                   shoal.Condition
-			expires                                int64
+			path, servers, object, layout, ifMatch, quotaDirs string
+			cond                                              shoal.Condition
+			expires, reserved                                 int64
 		)
-		err := t.queryRow(ctx, `SELECT path, servers, object, layout, create_only, if_match, expires_ns FROM uploads WHERE id = ?`+t.db.d.lockSuffix(true), c.Upload).
-			Scan(&path, &servers, &object, &layout, &cond.CreateOnly, &ifMatch, &expires)
+		err := t.queryRow(ctx, `SELECT path, servers, object, layout, create_only, if_match, expires_ns, reserved, quota_dirs FROM uploads WHERE id = ?`+t.db.d.lockSuffix(true), c.Upload).
+			Scan(&path, &servers, &object, &layout, &cond.CreateOnly, &ifMatch, &expires, &reserved, &quotaDirs)
 		if isNoRows(err) {
 			return shoal.Errorf(op, shoal.KindNotFound, "upload %s unknown or already finished", c.Upload)
 		}
@@ -193,10 +233,26 @@ func (db *DB) FinishUpload(ctx context.Context, c *shoal.Commit, graceUntil time
 			}
 		}
 		e, err = t.putFile(ctx, op, path, fileData{size: c.Size, sums: c.Sums, mtime: c.MTime, layout: layout,
-			replicas: reps, cond: cond}, graceUntil)
+			replicas: reps, cond: cond, held: reserved, heldOn: decodeQuotaDirs(quotaDirs)}, graceUntil)
 		return err
 	})
+	if refusesUpload(err) {
+		// The upload can never be committed: give its reservation back now
+		// rather than at its expiry (its objects are the committer's to
+		// remove; queued as garbage too, harmlessly).
+		db.dropUpload(ctx, c.Upload)
+	}
 	return e, err
+}
+
+// refusesUpload reports the errors of FinishUpload after which the same
+// commit cannot succeed.
+func refusesUpload(err error) bool {
+	switch shoal.KindOf(err) {
+	case shoal.KindPrecondition, shoal.KindConflict, shoal.KindIsDir, shoal.KindNotDir, shoal.KindQuota:
+		return true
+	}
+	return false
 }
 
 // RenewUploads pushes the expiry of live reservations ids to until.
@@ -236,37 +292,123 @@ func (db *DB) expireSome(ctx context.Context, now time.Time) (int, error) {
 	const op = "catalog.ExpireUploads"
 	var n int
 	err := db.inTx(ctx, op, "", func(t *tx) error {
-		rows, err := t.query(ctx, `SELECT id, servers, object FROM uploads WHERE expires_ns < ? ORDER BY expires_ns LIMIT ?`+
+		rows, err := t.query(ctx, `SELECT `+pendingCols+` FROM uploads WHERE expires_ns < ? ORDER BY expires_ns LIMIT ?`+
 			t.db.d.lockSuffix(true), now.UnixNano(), expireBatch)
 		if err != nil {
 			return err
 		}
-		var ids []any
-		var refs []objRef
-		for rows.Next() {
-			var id, servers, object string
-			if err := rows.Scan(&id, &servers, &object); err != nil {
-				rows.Close()
-				return err
-			}
-			ids = append(ids, id)
-			for _, s := range strings.Split(servers, ",") {
-				refs = append(refs, objRef{s, object})
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		ups, err := scanPending(rows)
+		if err != nil {
 			return err
 		}
-		n = len(ids)
-		if n == 0 {
-			return nil
-		}
-		if err := t.queueGarbage(ctx, refs, now); err != nil {
-			return err
-		}
-		_, err = t.exec(ctx, `DELETE FROM uploads WHERE id IN (`+placeholders(len(ids))+`)`, ids...)
-		return err
+		n = len(ups)
+		return t.dropUploads(ctx, ups, now)
 	})
 	return n, err
+}
+
+// dropUpload forgets one upload that can never be committed, as
+// ExpireUploads would; errors are left to the expiry.
+func (db *DB) dropUpload(ctx context.Context, id string) {
+	ctx = context.WithoutCancel(ctx)
+	db.inTx(ctx, "catalog.FinishUpload", "", func(t *tx) error {
+		rows, err := t.query(ctx, `SELECT `+pendingCols+` FROM uploads WHERE id = ?`+t.db.d.lockSuffix(true), id)
+		if err != nil {
+			return err
+		}
+		ups, err := scanPending(rows)
+		if err != nil {
+			return err
+		}
+		return t.dropUploads(ctx, ups, time.Now())
+	})
+}
+
+// pending is what dropping an upload needs of its row.
+type pending struct {
+	id, servers, object string
+	reserved            int64
+	quotaDirs           []int64
+}
+
+const pendingCols = `id, servers, object, reserved, quota_dirs`
+
+func scanPending(rows *sql.Rows) ([]pending, error) {
+	defer rows.Close()
+	var out []pending
+	for rows.Next() {
+		var p pending
+		var dirs string
+		if err := rows.Scan(&p.id, &p.servers, &p.object, &p.reserved, &dirs); err != nil {
+			return nil, err
+		}
+		p.quotaDirs = decodeQuotaDirs(dirs)
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// dropUploads deletes uploads, gives back what they reserved on quotas
+// and queues their objects as garbage, due at dueAt.
+func (t *tx) dropUploads(ctx context.Context, ups []pending, dueAt time.Time) error {
+	if len(ups) == 0 {
+		return nil
+	}
+	var ids []any
+	var refs []objRef
+	release := map[int64]int64{}
+	for _, u := range ups {
+		ids = append(ids, u.id)
+		for _, s := range strings.Split(u.servers, ",") {
+			refs = append(refs, objRef{s, u.object})
+		}
+		if u.reserved > 0 {
+			for _, d := range u.quotaDirs {
+				release[d] += u.reserved
+			}
+		}
+	}
+	for dir, bytes := range release {
+		if _, err := t.exec(ctx, `UPDATE quotas SET reserved = reserved - ? WHERE dir_id = ?`, bytes, dir); err != nil {
+			return err
+		}
+	}
+	if err := t.queueGarbage(ctx, refs, dueAt); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, `DELETE FROM uploads WHERE id IN (`+placeholders(len(ids))+`)`, ids...)
+	return err
+}
+
+// quotaNode is a quota governing a path, as BeginUpload reads it.
+type quotaNode struct {
+	id int64
+	shoal.Quota
+}
+
+// governing reads the quotas on the ancestors of path (path excluded),
+// without locking them: the conditional UPDATE that charges them decides.
+func (t *tx) governing(ctx context.Context, path string) ([]quotaNode, error) {
+	chain := append([]string{"/"}, ancestors(path)...)
+	args := make([]any, len(chain))
+	for i, c := range chain {
+		args[i] = pathHash(c)
+	}
+	rows, err := t.query(ctx, `SELECT q.dir_id, `+quotaCols+` FROM quotas q JOIN entries e ON e.id = q.dir_id
+		WHERE e.path_hash IN (`+placeholders(len(args))+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []quotaNode
+	for rows.Next() {
+		var q quotaNode
+		if err := rows.Scan(&q.id, &q.Dir, &q.Bytes, &q.Files, &q.UsedBytes, &q.UsedFiles, &q.Reserved); err != nil {
+			return nil, err
+		}
+		if q.Dir != path && shoal.IsWithin(path, q.Dir) {
+			out = append(out, q)
+		}
+	}
+	return out, rows.Err()
 }

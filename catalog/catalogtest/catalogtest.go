@@ -54,6 +54,12 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"ConcurrentLocks", testConcurrentLocks},
 		{"Jobs", testJobs},
 		{"ConcurrentClaimJob", testConcurrentClaim},
+		{"QuotaSet", testQuotaSet},
+		{"QuotaWrites", testQuotaWrites},
+		{"QuotaNested", testQuotaNested},
+		{"QuotaMoveCopy", testQuotaMoveCopy},
+		{"QuotaUploads", testQuotaUploads},
+		{"ConcurrentQuota", testConcurrentQuota},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
