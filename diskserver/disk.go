@@ -2,6 +2,7 @@ package diskserver
 
 import (
 	"os"
+	"sync/atomic"
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
@@ -14,6 +15,10 @@ import (
 // characters, so no directory grows huge); uploads in progress live in tmp/.
 type disk struct {
 	dir string
+	// claimed is what the uploads in flight on this disk's filesystem
+	// (shared by the disks on one filesystem) still have to write of
+	// their declared lengths: room promised to them, not yet used.
+	claimed *atomic.Int64
 }
 
 const (

@@ -11,7 +11,6 @@ import (
 	"shoal"
 	"shoal/internal/httperr"
 	"shoal/internal/objhttp"
-	"shoal/sign"
 	"shoal/wire"
 )
 
@@ -22,9 +21,8 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 	if !ok {
 		return
 	}
-	get := objhttp.QueryGetter(ctx)
-	upload := get(sign.ParamUpload)
-	if err := s.opts.Keys.VerifyQuery(method, id, upload, get, time.Now()); err != nil {
+	upload, reserved, err := s.opts.Keys.VerifyObjectQuery(method, id, objhttp.QueryGetter(ctx), time.Now())
+	if err != nil {
 		httperr.Write(ctx, err)
 		return
 	}
@@ -32,7 +30,7 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 	case fasthttp.MethodGet, fasthttp.MethodHead:
 		s.serveGet(ctx, id)
 	case fasthttp.MethodPut:
-		s.servePut(ctx, id, upload)
+		s.servePut(ctx, id, upload, reserved)
 	case fasthttp.MethodDelete:
 		if err := s.store.Remove(ctx, id); err != nil {
 			httperr.Write(ctx, err)
@@ -42,15 +40,16 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 	}
 }
 
-// servePut stores the body as object id and, with an upload id, commits it
-// to md and relays md's answer; a failed commit removes the object.
-func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string) {
+// servePut stores the body as object id (at most reserved bytes, the
+// bound of its URL; < 0: none) and, with an upload id, commits it to md
+// and relays md's answer; a failed commit removes the object.
+func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string, reserved int64) {
 	const op = "diskserver.PUT"
 	if upload != "" && s.md == nil {
 		httperr.Write(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no md to commit to"))
 		return
 	}
-	body, ok := objhttp.CheckSize(ctx, op, s.opts.MaxBodySize)
+	body, ok := objhttp.CheckSize(ctx, op, s.opts.MaxBodySize, reserved)
 	if !ok {
 		return
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"crypto/md5"
 	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
 	"hash/adler32"
 	"io"
 	"io/fs"
@@ -50,10 +53,18 @@ func NewStore(dirs []string, reserve int64) (*Store, error) {
 		reserve = DefaultReserveBytes
 	}
 	s := &Store{reserve: reserve, creating: map[string]chan struct{}{}}
+	claims := map[[2]int32]*atomic.Int64{}
 	for _, dir := range dirs {
 		d, err := openDisk(dir)
 		if err != nil {
 			return nil, err
+		}
+		d.claimed = new(atomic.Int64)
+		if _, _, fsid, err := d.statfs(); err == nil && fsid != [2]int32{} {
+			if c := claims[fsid]; c != nil {
+				d.claimed = c
+			}
+			claims[fsid] = d.claimed
 		}
 		s.disks = append(s.disks, d)
 	}
@@ -75,22 +86,32 @@ func (s *Store) find(id string) (string, fs.FileInfo, bool) {
 	return "", nil, false
 }
 
-// pickDisk returns the disk with the most room beyond the reserve, if that
-// room is more than need bytes.
+// room is what d can still take: free bytes beyond the reserve, less
+// what the uploads in flight on its filesystem have been promised.
+func (s *Store) room(d *disk) (int64, error) {
+	avail, _, _, err := d.statfs()
+	if err != nil {
+		return 0, err
+	}
+	return avail - s.reserve - d.claimed.Load(), nil
+}
+
+// pickDisk returns the disk with the most room, if that room is more than
+// need bytes.
 func (s *Store) pickDisk(need int64) (*disk, error) {
 	var best *disk
 	var bestRoom int64
 	for _, d := range s.disks {
-		avail, _, _, err := d.statfs()
+		room, err := s.room(d)
 		if err != nil {
 			continue // a failing disk takes no writes
 		}
-		if room := avail - s.reserve; room > need && (best == nil || room > bestRoom) {
+		if room > need && (best == nil || room > bestRoom) {
 			best, bestRoom = d, room
 		}
 	}
 	if best == nil {
-		return nil, shoal.Errorf("diskserver.Create", shoal.KindInsufficient, "no disk has %d bytes free beyond its reserve of %d", need+1, s.reserve)
+		return nil, shoal.Errorf("diskserver.Create", shoal.KindInsufficient, "disk full: no disk has %d bytes free beyond its reserve of %d and the uploads in flight", need+1, s.reserve)
 	}
 	return best, nil
 }
@@ -138,12 +159,59 @@ func (s *Store) CreateSized(ctx context.Context, id string, r io.Reader, size in
 	if err != nil {
 		return shoal.ObjectInfo{}, shoal.Sums{}, err
 	}
-	return d.create(ctx, id, r)
+	return d.create(ctx, id, &roomReader{r: r, s: s, d: d, want: size})
+}
+
+// roomReader keeps an upload within its disk's room. A body of known
+// length claims it whole at the start (and gives the claim back as it is
+// written, or at the end); a body of unknown length (chunked) is checked
+// against the room left at every read, so that it never eats into the
+// reserve either: past it, KindInsufficient.
+type roomReader struct {
+	r       io.Reader
+	s       *Store
+	d       *disk
+	want    int64 // declared length; < 0 unknown
+	claim   int64 // what is still claimed
+	started bool
+}
+
+func (rr *roomReader) Read(p []byte) (int, error) {
+	if !rr.started {
+		rr.started = true
+		if rr.want > 0 {
+			rr.claim = rr.want
+			rr.d.claimed.Add(rr.claim)
+		}
+	}
+	n, err := rr.r.Read(p)
+	if n > 0 {
+		if rr.want < 0 {
+			room, serr := rr.s.room(rr.d)
+			if serr == nil && room < int64(n) {
+				return 0, shoal.Errorf("diskserver.Create", shoal.KindInsufficient,
+					"disk full: %s has no room for more of this upload beyond its reserve of %d bytes", rr.d.dir, rr.s.reserve)
+			}
+		} else if give := min(int64(n), rr.claim); give > 0 {
+			rr.claim -= give
+			rr.d.claimed.Add(-give)
+		}
+	}
+	return n, err
+}
+
+// release gives back what is still claimed (the upload ended or failed).
+func (rr *roomReader) release() {
+	if rr.claim > 0 {
+		rr.d.claimed.Add(-rr.claim)
+		rr.claim = 0
+	}
 }
 
 // create writes r to a temp file on d, hashing it in the same pass, and
 // links it into place once it is durable. Any failure removes the temp file.
-func (d *disk) create(ctx context.Context, id string, r io.Reader) (info shoal.ObjectInfo, sums shoal.Sums, err error) {
+func (d *disk) create(ctx context.Context, id string, r *roomReader) (info shoal.ObjectInfo, sums shoal.Sums, err error) {
+	defer r.release()
 	const op = "diskserver.Create"
 	tmp, err := os.CreateTemp(filepath.Join(d.dir, tmpDir), id+".*")
 	if err != nil {
@@ -345,11 +413,30 @@ func (s *Store) Space(ctx context.Context) (shoal.Space, error) {
 		}
 		seen[fsid] = true
 		sp.Total += total
-		if avail > s.reserve {
-			sp.Free += avail - s.reserve
+		if free := avail - s.reserve - d.claimed.Load(); free > 0 {
+			sp.Free += free
 		}
 	}
 	return sp, nil
+}
+
+// Full says why the store can take no more writes: every disk has no
+// more free than its reserve (what shoal disk keeps so that the
+// filesystem and the uploads in flight never run out). nil while a disk
+// has room. The data server's health check reports it.
+func (s *Store) Full() error {
+	var why []string
+	for _, d := range s.disks {
+		avail, total, _, err := d.statfs()
+		if err != nil {
+			return err
+		}
+		if avail > s.reserve {
+			return nil
+		}
+		why = append(why, fmt.Sprintf("%s has %d bytes free of %d, the reserve is %d", d.dir, avail, total, s.reserve))
+	}
+	return shoal.Errorf("diskserver", shoal.KindInsufficient, "disk full: %s", strings.Join(why, "; "))
 }
 
 // Dirs returns the data directories, in the order given.

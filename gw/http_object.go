@@ -63,7 +63,7 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id str
 	if req.Upload != "" {
 		defer s.active.Begin(req.Upload)()
 	}
-	body, ok := objhttp.CheckSize(ctx, op, s.opts.MaxBodySize)
+	body, ok := objhttp.CheckSize(ctx, op, s.opts.MaxBodySize, req.Max)
 	if !ok {
 		return
 	}

@@ -168,3 +168,63 @@ func FuzzVerifyQuery(f *testing.F) {
 		}
 	})
 }
+
+// TestPutURLLimit: the bound of a PUT URL is signed: it verifies as given
+// and cannot be raised, dropped or added.
+func TestPutURLLimit(t *testing.T) {
+	k := Random()
+	now := time.Now()
+	check := func(raw string) (string, int64, error) {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k.VerifyObjectQuery("PUT", "00ff", u.Query().Get, now)
+	}
+	raw := k.PutURLAs("http://h:1", "00ff", "up1", "", 1234, now.Add(time.Minute))
+	up, max, err := check(raw)
+	if err != nil || up != "up1" || max != 1234 {
+		t.Fatalf("PutURL verifies as %q, %d, %v", up, max, err)
+	}
+	for name, bad := range map[string]string{
+		"raised":  strings.Replace(raw, "max=1234", "max=99999", 1),
+		"dropped": strings.Replace(raw, "&max=1234", "", 1),
+		"padded":  strings.Replace(raw, "max=1234", "max=01234", 1),
+	} {
+		if _, _, err := check(bad); !shoal.IsKind(err, shoal.KindPermission) {
+			t.Errorf("%s bound: %v, want KindPermission", name, err)
+		}
+	}
+	unbounded := k.PutURLAs("http://h:1", "00ff", "up1", "", NoLimit, now.Add(time.Minute))
+	if _, max, err := check(unbounded); err != nil || max != NoLimit {
+		t.Errorf("unbounded PutURL: %d, %v", max, err)
+	}
+	if _, _, err := check(unbounded + "&max=1"); !shoal.IsKind(err, shoal.KindPermission) {
+		t.Errorf("bound added to an unbounded URL: %v, want KindPermission", err)
+	}
+	// URL (no bound) and PutURLAs with NoLimit sign the same.
+	if _, max, err := check(k.URL("http://h:1", "PUT", "00ff", "up1", now.Add(time.Minute))); err != nil || max != NoLimit {
+		t.Errorf("URL: %d, %v", max, err)
+	}
+}
+
+// FuzzVerifyObjectQuery: no query that md did not sign verifies, bound
+// included.
+func FuzzVerifyObjectQuery(f *testing.F) {
+	k := Random()
+	now := time.Unix(1_800_000_000, 0)
+	good, _ := url.Parse(k.PutURLAs("http://h", "abc", "up", "", 4096, now.Add(time.Minute)))
+	f.Add(good.RawQuery)
+	f.Add("exp=1&kid=k0&sig=zz&max=-1")
+	f.Add("exp=1800000060&kid=k0&sig=00&up=up&max=4096")
+	f.Fuzz(func(t *testing.T, rawQuery string) {
+		q, err := url.ParseQuery(rawQuery)
+		if err != nil {
+			return
+		}
+		up, max, err := k.VerifyObjectQuery("PUT", "abc", q.Get, now)
+		if err == nil && (q.Get(ParamSig) != good.Query().Get(ParamSig) || up != "up" || max != 4096) {
+			t.Fatalf("a query not signed by the key was accepted: %q → %q, %d", rawQuery, up, max)
+		}
+	})
+}

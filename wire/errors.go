@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"bytes"
+	"encoding/xml"
 	"strconv"
 	"strings"
 
@@ -49,6 +51,9 @@ func KindForStatus(status int) shoal.Kind {
 func ResponseError(op, path string, status int, header func(string) string, body []byte) error {
 	kind := ErrorKind(status, header)
 	reason := strings.TrimSpace(string(body))
+	if r, ok := XMLErrorReason(body); ok {
+		reason = r
+	}
 	if reason == "" {
 		reason = strconv.Itoa(status)
 	}
@@ -63,3 +68,41 @@ func ResponseError(op, path string, status int, header func(string) string, body
 type Reason string
 
 func (r Reason) Error() string { return string(r) }
+
+// NamespaceShoal is the XML namespace of shoal's own elements (WebDAV
+// properties, the reason inside an error body).
+const NamespaceShoal = "http://shoal.dev/ns"
+
+// InsufficientStorageBody is the body of a 507 answer (RFC 4331 §6): a
+// DAV:error naming the precondition that failed — DAV:quota-not-exceeded
+// when a quota refused the write (KindQuota), DAV:sufficient-disk-space
+// otherwise — and the reason as <s:reason>.
+func InsufficientStorageBody(kind shoal.Kind, reason string) []byte {
+	cond := "sufficient-disk-space"
+	if kind == shoal.KindQuota {
+		cond = "quota-not-exceeded"
+	}
+	var b bytes.Buffer
+	b.WriteString(`<?xml version="1.0" encoding="utf-8"?>` + "\n" + `<D:error xmlns:D="DAV:" xmlns:s="` + NamespaceShoal + `"><D:`)
+	b.WriteString(cond)
+	b.WriteString(`/><s:reason>`)
+	xml.EscapeText(&b, []byte(reason))
+	b.WriteString("</s:reason></D:error>\n")
+	return b.Bytes()
+}
+
+// XMLErrorReason reads the reason out of an error body that
+// InsufficientStorageBody wrote; ok is false for any other body.
+func XMLErrorReason(body []byte) (reason string, ok bool) {
+	if !bytes.HasPrefix(body, []byte("<?xml")) || len(body) > 64<<10 {
+		return "", false
+	}
+	var e struct {
+		XMLName xml.Name `xml:"DAV: error"`
+		Reason  *string  `xml:"http://shoal.dev/ns reason"`
+	}
+	if err := xml.Unmarshal(body, &e); err != nil || e.Reason == nil {
+		return "", false
+	}
+	return strings.TrimSpace(*e.Reason), true
+}

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"strings"
 	"testing"
 
 	"shoal"
@@ -55,4 +56,46 @@ func TestResponseError(t *testing.T) {
 	if shoal.Reason(err) != "internal error: 500" {
 		t.Errorf("empty body: reason %q", shoal.Reason(err))
 	}
+}
+
+// TestInsufficientStorageBody: a 507's body names the RFC 4331
+// precondition, and its reason is read back (escaped characters
+// included) as from a text body.
+func TestInsufficientStorageBody(t *testing.T) {
+	for _, c := range []struct {
+		kind shoal.Kind
+		cond string
+	}{{shoal.KindQuota, "<D:quota-not-exceeded/>"}, {shoal.KindInsufficient, "<D:sufficient-disk-space/>"}} {
+		reason := c.kind.String() + ": the quota on /a<b>&c has no room"
+		body := InsufficientStorageBody(c.kind, reason)
+		if !strings.Contains(string(body), c.cond) || !strings.Contains(string(body), `xmlns:D="DAV:"`) {
+			t.Errorf("%v: body %s", c.kind, body)
+		}
+		header := func(h string) string {
+			if h == HeaderKind {
+				return c.kind.String()
+			}
+			return ""
+		}
+		err := ResponseError("op", "", 507, header, body)
+		if !shoal.IsKind(err, c.kind) || shoal.Reason(err) != reason {
+			t.Errorf("%v: read back as %v, reason %q", c.kind, shoal.KindOf(err), shoal.Reason(err))
+		}
+	}
+	if _, ok := XMLErrorReason([]byte("<?xml version=\"1.0\"?><D:multistatus xmlns:D=\"DAV:\"/>")); ok {
+		t.Error("a multistatus read as an error body")
+	}
+}
+
+// FuzzXMLErrorReason: any body (a peer's answer) is read or refused,
+// never a panic.
+func FuzzXMLErrorReason(f *testing.F) {
+	f.Add(InsufficientStorageBody(shoal.KindQuota, "quota exceeded: x"))
+	f.Add([]byte("<?xml version=\"1.0\"?><D:error xmlns:D=\"DAV:\"><D:sufficient-disk-space/></D:error>"))
+	f.Add([]byte("not found: /x\n"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if r, ok := XMLErrorReason(body); ok && strings.Contains(r, "<s:reason>") {
+			t.Fatalf("reason %q keeps the markup", r)
+		}
+	})
 }

@@ -34,8 +34,20 @@ func GatewayURL(keys *sign.Keys, base, method, object, upload string, layout sho
 // GatewayURLAs is GatewayURL made for principal (an ID, or "" for none):
 // the URL names it (sign.ParamPrincipal) and its signature covers it.
 func GatewayURLAs(keys *sign.Keys, base, method, object, upload, principal string, layout shoal.Layout, servers []string, exp time.Time) string {
+	return gatewayURL(keys, base, method, object, upload, principal, layout, servers, sign.NoLimit, exp)
+}
+
+// GatewayPutURLAs is GatewayURLAs for a PUT of at most max bytes (the
+// user's bytes, before encoding; sign.NoLimit: unbounded): the URL names
+// the bound (sign.ParamMax), its signature covers it, and the gw stops
+// the upload there.
+func GatewayPutURLAs(keys *sign.Keys, base, object, upload, principal string, layout shoal.Layout, servers []string, max int64, exp time.Time) string {
+	return gatewayURL(keys, base, "PUT", object, upload, principal, layout, servers, max, exp)
+}
+
+func gatewayURL(keys *sign.Keys, base, method, object, upload, principal string, layout shoal.Layout, servers []string, max int64, exp time.Time) string {
 	e := exp.Unix()
-	kid, sig := keys.Sign(method, object, e, sign.WithPrincipal(gatewayExtra(upload, layout, servers), principal))
+	kid, sig := keys.Sign(method, object, e, sign.WithPrincipal(sign.LimitExtra(gatewayExtra(upload, layout, servers), max), principal))
 	q := url.Values{}
 	q.Set(sign.ParamExpiry, strconv.FormatInt(e, 10))
 	q.Set(sign.ParamKeyID, kid)
@@ -48,6 +60,9 @@ func GatewayURLAs(keys *sign.Keys, base, method, object, upload, principal strin
 	}
 	q.Set(ParamLayout, layout.String())
 	q.Set(ParamServers, strings.Join(servers, ","))
+	if max >= 0 {
+		q.Set(sign.ParamMax, strconv.FormatInt(max, 10))
+	}
 	return strings.TrimRight(base, "/") + sign.ObjectPath(object) + "?" + q.Encode()
 }
 
@@ -56,6 +71,7 @@ type GatewayRequest struct {
 	Upload  string       // the upload a PUT commits to; empty: no commit
 	Layout  shoal.Layout // ec:K+M, or replica:N for mirrored writes
 	Servers []string     // data-server ids by shard (or copy) index
+	Max     int64        // a PUT's most bytes (sign.ParamMax); sign.NoLimit without one
 }
 
 // VerifyGatewayURL checks a gw URL's query for method on object. A HEAD may use
@@ -68,10 +84,17 @@ func VerifyGatewayURL(keys *sign.Keys, method, object string, get func(string) s
 	const op = "wire.VerifyGatewayURL"
 	r := GatewayRequest{Upload: get(sign.ParamUpload)}
 	layoutS, srv := get(ParamLayout), get(ParamServers)
-	if err := keys.VerifyQuery(method, object, r.Upload+"|"+layoutS+"|"+srv, get, now); err != nil {
+	extra := r.Upload + "|" + layoutS + "|" + srv
+	if raw := get(sign.ParamMax); raw != "" {
+		extra += "|max=" + raw // as signed; parsed once the signature holds
+	}
+	if err := keys.VerifyQuery(method, object, extra, get, now); err != nil {
 		return GatewayRequest{}, err
 	}
 	var err error
+	if r.Max, err = sign.ReadLimit(get); err != nil {
+		return GatewayRequest{}, err
+	}
 	if r.Layout, err = shoal.ParseLayout(layoutS); err != nil {
 		return GatewayRequest{}, err
 	}

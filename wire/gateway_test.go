@@ -54,6 +54,26 @@ func TestGatewayURL(t *testing.T) {
 	if _, err := VerifyGatewayURL(keys, "GET", "ab12", query(t, raw), now); !shoal.IsKind(err, shoal.KindPermission) {
 		t.Errorf("PUT URL used for GET: %v", err)
 	}
+	if r.Max != sign.NoLimit {
+		t.Errorf("unbounded URL verified with max %d", r.Max)
+	}
+	// A bounded PUT: the bound verifies, and is covered by the signature.
+	bounded := GatewayPutURLAs(keys, "http://gw:1/", "ab12", "up1", "", ec42, servers, 5000, now.Add(time.Minute))
+	if r, err := VerifyGatewayURL(keys, "PUT", "ab12", query(t, bounded), now); err != nil || r.Max != 5000 {
+		t.Errorf("bounded PUT verified as %+v, %v", r, err)
+	}
+	for _, v := range []string{"5001", ""} {
+		get := query(t, bounded)
+		tampered := func(k string) string {
+			if k == sign.ParamMax {
+				return v
+			}
+			return get(k)
+		}
+		if _, err := VerifyGatewayURL(keys, "PUT", "ab12", tampered, now); !shoal.IsKind(err, shoal.KindPermission) {
+			t.Errorf("bound changed to %q: %v, want KindPermission", v, err)
+		}
+	}
 	// Well signed, but a list that does not fit the layout.
 	replica2, _ := shoal.ParseLayout("replica:2")
 	for _, c := range []struct {
@@ -86,6 +106,7 @@ func FuzzVerifyGatewayURL(f *testing.F) {
 		GatewayURL(keys, "", "GET", "ab", "", ec21, []string{"a", "b", "c"}, exp),
 		GatewayURL(keys, "", "GET", "ab", "", ec21, []string{"a", "b", ""}, exp),
 		GatewayURL(keys, "", "GET", "ab", "", ec21, []string{"a", "a", "c"}, exp),
+		GatewayPutURLAs(keys, "", "ab", "up", "", ec21, []string{"a", "b", "c"}, 100, exp),
 	} {
 		f.Add("ab", raw[strings.Index(raw, "?")+1:])
 	}

@@ -23,6 +23,7 @@ var (
 	hdrRetryAfter = []byte("Retry-After")
 	valRetryAfter = []byte(RetryAfter)
 	ctTextPlain   = []byte("text/plain; charset=utf-8")
+	ctXML         = []byte("application/xml; charset=utf-8")
 	kindNames     = func() [][]byte { // by kind, so an answer allocates none
 		var out [][]byte
 		for k := shoal.KindOther; ; k++ {
@@ -35,9 +36,12 @@ var (
 )
 
 // Write answers err: the status of its kind, the kind, Retry-After on a
-// 503, and shoal.Reason(err) as a text/plain body. Whatever the response
-// held is dropped, except a Connection: close already decided (by a
-// handler that left the request body unread).
+// 503, and shoal.Reason(err) as a text/plain body — except a 507, whose
+// body is the WebDAV error element of RFC 4331 §6 (DAV:quota-not-exceeded
+// for KindQuota, DAV:sufficient-disk-space otherwise) with the reason in
+// shoal's namespace (wire.ResponseError reads it back). Whatever the
+// response held is dropped, except a Connection: close already decided
+// (by a handler that left the request body unread).
 func Write(ctx *fasthttp.RequestCtx, err error) {
 	kind := shoal.KindOf(err)
 	closeConn := ctx.Response.ConnectionClose()
@@ -46,6 +50,11 @@ func Write(ctx *fasthttp.RequestCtx, err error) {
 		ctx.SetConnectionClose()
 	}
 	SetKind(ctx, kind)
+	if kind.Status() == fasthttp.StatusInsufficientStorage {
+		ctx.Response.Header.SetContentTypeBytes(ctXML)
+		ctx.SetBody(wire.InsufficientStorageBody(kind, shoal.Reason(err)))
+		return
+	}
 	ctx.Response.Header.SetContentTypeBytes(ctTextPlain)
 	ctx.SetBodyString(shoal.Reason(err) + "\n")
 }

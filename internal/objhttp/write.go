@@ -32,6 +32,9 @@ type Body struct {
 	Want int64     // Content-Length; < 0 for chunked
 	Max  int64     // the body limit
 	Op   string    // the operation named in errors
+	// Reserved says that Max is the bound md signed into the URL (what it
+	// reserved for the upload) rather than the server's own limit.
+	Reserved bool
 
 	Got int64 // bytes read so far
 	// Failed: reading the body broke (client gone, bad chunking).
@@ -45,6 +48,10 @@ func (b *Body) Read(p []byte) (int, error) {
 	n, err := b.R.Read(p)
 	b.Got += int64(n)
 	if b.Got > b.Max {
+		b.Failed = true // the rest is not read
+		if b.Reserved {
+			return n, shoal.Errorf(b.Op, shoal.KindTooLarge, "body over the %d bytes reserved for this upload (its Content-Length, md.chunked_reserve or the room left in its quota)", b.Max)
+		}
 		return n, shoal.Errorf(b.Op, shoal.KindTooLarge, "body over the limit of %d bytes", b.Max)
 	}
 	if err == io.EOF && b.Want >= 0 && b.Got != b.Want {
@@ -64,19 +71,30 @@ func (b *Body) Read(p []byte) (int, error) {
 const DrainLimit = 64 << 20
 
 // CheckSize refuses a PUT whose Content-Length is over max (fasthttp does
-// not enforce its limit on streamed bodies) and otherwise returns the body
-// reader. When it returns false it has answered 413; a body up to
-// DrainLimit is read and discarded first, a bigger one is left unread and
-// the connection closed.
-func CheckSize(ctx *fasthttp.RequestCtx, op string, max int64) (*Body, bool) {
+// not enforce its limit on streamed bodies), or over reserved, the bound
+// of its signed URL (sign.ParamMax; < 0: none), and otherwise returns the
+// body reader, which stops a longer (chunked) body at the lower of the
+// two. When it returns false it has answered 413; a body up to DrainLimit
+// is read and discarded first, a bigger one is left unread and the
+// connection closed.
+func CheckSize(ctx *fasthttp.RequestCtx, op string, max, reserved int64) (*Body, bool) {
 	want := int64(ctx.Request.Header.ContentLength())
 	if want > max {
 		DrainBody(ctx)
 		httperr.Write(ctx, shoal.Errorf(op, shoal.KindTooLarge, "body of %d bytes over the limit of %d", want, max))
 		return nil, false
 	}
+	if reserved >= 0 && want > reserved {
+		DrainBody(ctx)
+		httperr.Write(ctx, shoal.Errorf(op, shoal.KindTooLarge, "body of %d bytes over the %d reserved for this upload", want, reserved))
+		return nil, false
+	}
 	netguard.BodyIdle(ctx.Conn())
-	return &Body{R: ctx.RequestBodyStream(), Want: want, Max: max, Op: op}, true
+	b := &Body{R: ctx.RequestBodyStream(), Want: want, Max: max, Op: op}
+	if reserved >= 0 && reserved < max {
+		b.Max, b.Reserved = reserved, true
+	}
+	return b, true
 }
 
 // DrainBody reads and discards the body of a request answered without it
