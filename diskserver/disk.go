@@ -2,8 +2,8 @@ package diskserver
 
 import (
 	"os"
-	"sync/atomic"
 	"path/filepath"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
