@@ -40,7 +40,7 @@ func (s *Server) handleInternal(ctx *fasthttp.RequestCtx, path string) {
 	case wire.PathAdminServers:
 		s.adminServers(ctx)
 	default:
-		if !s.handleAdminOps(ctx, path, body) {
+		if !s.handleAdminQuota(ctx, path, body) && !s.handleAdminOps(ctx, path, body) {
 			fail(ctx, op, shoal.KindNotFound, "no such internal endpoint")
 		}
 	}

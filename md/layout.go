@@ -45,16 +45,17 @@ func hostOf(u string) string {
 }
 
 // forLayout picks Width distinct live active data servers of the pool with
-// free space, weighted by free space, on distinct hosts when there are
-// enough of them; servers[i] holds replica or shard i. Suspect servers
-// (md could not reach them) are left out. When the pool has too few:
+// free space (room bytes each at least: a full data server is skipped),
+// weighted by free space, on distinct hosts when there are enough of
+// them; servers[i] holds replica or shard i. Suspect servers (md could
+// not reach them) are left out. When the pool has too few:
 // KindUnavailable (503, retry) if the missing ones are servers of the pool
 // that are down (no heartbeat, or unreachable), which may come back;
 // KindInsufficient (507) if the pool has too few active servers with free
 // space at all. Either names what is missing. Unless degraded and the
 // layout is ec:K+M with at least K+1 usable: then it picks them all (fewer
 // than Width; the parity shards past them are left out).
-func (p *placement) forLayout(ctx context.Context, pool shoal.Pool, degraded bool) ([]*shoal.Server, error) {
+func (p *placement) forLayout(ctx context.Context, pool shoal.Pool, degraded bool, room int64) ([]*shoal.Server, error) {
 	servers, _, err := p.list(ctx)
 	if err != nil {
 		return nil, err
@@ -64,7 +65,7 @@ func (p *placement) forLayout(ctx context.Context, pool shoal.Pool, degraded boo
 	down := 0
 	for i := range servers {
 		sv := &servers[i]
-		if sv.Pool != pool.Name || sv.State != shoal.ServerActive || sv.Free <= 0 {
+		if sv.Pool != pool.Name || sv.State != shoal.ServerActive || sv.Free <= 0 || sv.Free < room {
 			continue
 		}
 		if p.usable(sv, now) {
@@ -196,7 +197,7 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	servers, err := s.placement.forLayout(ctx, pool, s.opts.DegradedWrites)
+	servers, err := s.placement.forLayout(ctx, pool, s.opts.DegradedWrites, perServer(pool.Layout, p.length))
 	if err != nil {
 		return "", err
 	}
@@ -227,6 +228,15 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 		Expires:    now.Add(s.opts.URLTTL + s.opts.ServerTTL),
 		Client:     p.client,
 		MaxPending: max(s.opts.MaxPendingUploads, 0),
+		NewEntry:   !p.exists,
+	}
+	// The reservation, charged to the quotas before any byte moves, is
+	// also the most the data server lets the upload write.
+	if u.Reserve = p.length; p.length < 0 {
+		u.Reserve, u.Flexible = s.opts.ChunkedReserve, true
+		if s.opts.MaxPutBody > 0 {
+			u.Reserve = min(u.Reserve, s.opts.MaxPutBody)
+		}
 	}
 	if err := s.cat.BeginUpload(ctx, u); err != nil {
 		return "", err
@@ -234,10 +244,23 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 	exp := now.Add(s.opts.URLTTL)
 	if gwSrv != nil {
 		p.target = gwSrv.ID
-		return p.as.tag(wire.GatewayURLAs(s.keys, gwSrv.URL, fasthttp.MethodPut, u.Object, u.ID, p.as.who, u.Layout, ids, exp)), nil
+		return p.as.tag(wire.GatewayPutURLAs(s.keys, gwSrv.URL, u.Object, u.ID, p.as.who, u.Layout, ids, u.Reserve, exp)), nil
 	}
 	p.target = servers[0].ID
-	return p.as.tag(s.keys.URLAs(servers[0].URL, fasthttp.MethodPut, u.Object, u.ID, p.as.who, exp)), nil
+	return p.as.tag(s.keys.PutURLAs(servers[0].URL, u.Object, u.ID, p.as.who, u.Reserve, exp)), nil
+}
+
+// perServer is the room each data server of layout l needs for a file
+// of length bytes: all of it for a replica, a K-th for a shard; 0 when the length is unknown (a
+// chunked body: the data server checks its room as the bytes come).
+func perServer(l shoal.Layout, length int64) int64 {
+	if length <= 0 {
+		return 0
+	}
+	if l.Kind == shoal.LayoutEC && l.K > 0 {
+		return length / int64(l.K)
+	}
+	return length
 }
 
 // readTarget is where a GET of a file can be served from: a signed URL of

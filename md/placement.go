@@ -163,20 +163,3 @@ func (p *placement) markSuspect(id string) {
 		p.suspects.mark(sv)
 	}
 }
-
-// quotaAvailable is the free space of live active servers (RFC 4331
-// quota-available-bytes).
-func (p *placement) quotaAvailable(ctx context.Context) (int64, error) {
-	servers, _, err := p.list(ctx)
-	if err != nil {
-		return 0, err
-	}
-	now := time.Now()
-	var free int64
-	for i := range servers {
-		if servers[i].State == shoal.ServerActive && p.usable(&servers[i], now) {
-			free += servers[i].Free
-		}
-	}
-	return free, nil
-}

@@ -73,7 +73,7 @@ func (s *Server) handleProppatch(ctx *fasthttp.RequestCtx) {
 	b = append(b, "<D:response>"...)
 	b = appendHref(b, e.Path, e.IsDir)
 	if len(protected) > 0 {
-		b = appendPropstat(b, protected, 403)
+		b = appendProtected(b, protected)
 		b = appendPropstat(b, others, 424)
 	} else {
 		b = appendPropstat(b, others, 200)
@@ -104,6 +104,17 @@ func collapse(ops []patchOp) (set, remove []shoal.Prop) {
 		}
 	}
 	return set, remove
+}
+
+// appendProtected appends the 403 propstat of live properties a PROPPATCH
+// tried to change, with the precondition that failed (RFC 4918 §16:
+// DAV:cannot-modify-protected-property; the quota properties of RFC 4331
+// are among them).
+func appendProtected(b []byte, names []xml.Name) []byte {
+	b = appendPropstat(b, names, 403)
+	b = b[:len(b)-len("</D:propstat>")]
+	b = append(b, "<D:error><D:cannot-modify-protected-property/></D:error>"...)
+	return append(b, "</D:propstat>"...)
 }
 
 // appendPropstat appends one propstat naming props with status code.

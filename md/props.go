@@ -45,12 +45,11 @@ func isLive(n xml.Name) bool {
 	return false
 }
 
-// liveValues computes the quota properties at most once per request.
+// liveValues computes what live properties need beyond the entry, once
+// per request (the quota chain and pool space of the target: quota.go).
 type liveValues struct {
-	srv      *Server
-	availOK  bool
-	avail    int64
-	availErr error
+	srv *Server
+	q   quotaValues
 
 	// The locks at the PROPFIND's target (and below it, for a listing),
 	// read once per request and only while some lock exists.
@@ -115,15 +114,12 @@ func (lv *liveValues) appendLive(b []byte, e *shoal.Entry, n xml.Name) (out []by
 		b = appendEscaped(b, e.Name(), false)
 		return append(b, "</D:displayname>"...), true, nil
 	case "quota-available-bytes":
-		if !lv.availOK {
-			lv.avail, lv.availErr = lv.srv.placement.quotaAvailable(lv.srv.base)
-			lv.availOK = true
-		}
-		if lv.availErr != nil {
-			return b, false, lv.availErr
+		avail, err := lv.available(e)
+		if err != nil {
+			return b, false, err
 		}
 		b = append(b, "<D:quota-available-bytes>"...)
-		b = strconv.AppendInt(b, lv.avail, 10)
+		b = strconv.AppendInt(b, avail, 10)
 		return append(b, "</D:quota-available-bytes>"...), true, nil
 	case "supportedlock", "lockdiscovery":
 		locks, err := lv.locksFor()
@@ -132,7 +128,7 @@ func (lv *liveValues) appendLive(b []byte, e *shoal.Entry, n xml.Name) (out []by
 		}
 		return appendLockProps(b, e.Path, n.Local, locks), true, nil
 	case "quota-used-bytes":
-		used, _, err := lv.srv.cat.Usage(lv.srv.base, e.Path)
+		used, err := lv.used(e)
 		if err != nil {
 			return b, false, err
 		}

@@ -47,6 +47,7 @@ const (
 	DefaultMaxXMLBody        = 1 << 20
 	DefaultUploadTTL         = 2 * time.Minute
 	DefaultMaxPendingUploads = 256
+	DefaultChunkedReserve    = 1 << 30
 )
 
 // DefaultNoRedirectAgents are User-Agent substrings of clients that do not
@@ -68,6 +69,11 @@ type Options struct {
 	ServerTTL        time.Duration // a data server is live if it heartbeated within this; 0 means DefaultServerTTL
 	MaxXMLBody       int64         // PROPFIND/PROPPATCH bodies; 0 means DefaultMaxXMLBody
 	MaxPutBody       int64         // 0: no limit
+	// ChunkedReserve is what a PUT of unknown length (chunked) reserves on
+	// the quotas governing its path — less if they have less room left —
+	// and the most it may write: the data server cuts it there (413).
+	// 0 means DefaultChunkedReserve.
+	ChunkedReserve int64
 	// UploadTTL is how long a reservation lives past its last renewal:
 	// the data server receiving an upload reports it in every heartbeat
 	// and md renews it for UploadTTL. A reservation whose body never
@@ -209,6 +215,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.ProbeInterval == 0 {
 		opts.ProbeInterval = DefaultProbeInterval
+	}
+	if opts.ChunkedReserve <= 0 {
+		opts.ChunkedReserve = DefaultChunkedReserve
 	}
 	if opts.ProgressInterval <= 0 {
 		opts.ProgressInterval = defaultProgressInterval

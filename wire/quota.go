@@ -1,0 +1,22 @@
+package wire
+
+// md's admin API for directory quotas (signed POSTs, JSON). The quotas
+// themselves are shoal.Quota.
+const (
+	PathAdminQuotaSet = "/.shoal/admin/quota/set" // QuotaSetRequest → shoal.Quota (as counted when set)
+	PathAdminQuotaRm  = "/.shoal/admin/quota/rm"  // QuotaDirRequest → 204
+	PathAdminQuotas   = "/.shoal/admin/quotas"    // {} → []shoal.Quota, by directory
+)
+
+// QuotaSetRequest puts a quota on a directory, or changes its limits (0:
+// none; not both).
+type QuotaSetRequest struct {
+	Dir   string `json:"dir"`
+	Bytes int64  `json:"bytes"`
+	Files int64  `json:"files"`
+}
+
+// QuotaDirRequest names the directory whose quota goes.
+type QuotaDirRequest struct {
+	Dir string `json:"dir"`
+}
