@@ -68,6 +68,7 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Ru
 
 		MaxXMLBody:        int64(c.MD.MaxXMLBody),
 		MaxPutBody:        int64(c.MD.MaxPutBody),
+		ChunkedReserve:    int64(c.MD.ChunkedReserve),
 		LockTimeout:       c.MD.LockTimeout,
 		UploadTTL:         c.MD.UploadTTL,
 		MaxPendingUploads: c.MD.MaxPendingUploads,
@@ -140,8 +141,19 @@ func newDisk(c *config.Config, keys *sign.Keys, dirs []string, mdURL, publicURL 
 		Keys:              keys,
 		Pool:              c.Disk.Pool,
 		HeartbeatInterval: c.Disk.Heartbeat,
+		GarbageInterval:   c.Disk.Garbage,
+		ReserveBytes:      diskReserve(c.Disk.Reserve),
 		Logger:            log,
 		AccessLog:         accessLog(c),
 		ClientTLS:         toMD,
 	})
+}
+
+// diskReserve is disk.reserve as diskserver.Options.ReserveBytes reads
+// it (there 0 is the default, <0 none).
+func diskReserve(r config.Size) int64 {
+	if r == 0 {
+		return -1
+	}
+	return int64(r)
 }

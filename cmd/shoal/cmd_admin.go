@@ -16,7 +16,7 @@ import (
 
 func newAdminCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "admin --md URL [--secret-file F] fsck|repair|drain|scrub|jobs|job|servers|status|pools|pool|populate",
+		Use:   "admin --md URL [--secret-file F] fsck|repair|drain|scrub|jobs|job|servers|status|pools|pool|quota|populate",
 		Short: "operate a running system through md's signed admin endpoints",
 	}
 	fs := cmd.PersistentFlags()
@@ -36,6 +36,7 @@ func newAdminCommand() *cobra.Command {
 		newPopulateCommand(),
 		newStatusCommand(),
 		newUserCommand(),
+		newQuotaCommand(),
 	)
 	cmd.AddCommand(newPoolCommands()...)
 	return cmd

@@ -47,9 +47,21 @@ func observeMD(reg *metrics.Registry, cat shoal.Catalog) shoal.Catalog {
 		_, err := inner.Stat(ctx, "/")
 		return err
 	})
+	if sp, ok := inner.(catalogSpace); ok {
+		// A full catalog disk makes every write fail (507): md says so
+		// rather than let it be found through failed commits.
+		reg.AddCheck("catalog disk", sp.SpaceProblem)
+		reg.Register(metrics.CatalogSpaceCollector(sp.SpaceProblem, sp.DiskSpace))
+	}
 	gc := &garbageCounting{Catalog: cat}
 	reg.Register(metrics.GarbageCollector(gc.dropped.Load))
 	return gc
+}
+
+// catalogSpace is what the SQL catalog tells of its disk.
+type catalogSpace interface {
+	SpaceProblem(ctx context.Context) error
+	DiskSpace() (free, total int64, ok bool)
 }
 
 // garbageCounting counts the garbage items md drops once data servers
@@ -77,11 +89,13 @@ type observedDisk struct {
 	net  netguard.Config
 }
 
-// observeDisk registers the data server's space collector and its health
-// check (every data directory is a directory and its space is readable).
+// observeDisk registers the data server's space collectors and its health
+// check (every data directory is a directory, its space is readable, and
+// not every disk is down to its reserve: a full data server is 503 with
+// the reason).
 func observeDisk(reg *metrics.Registry, disk *diskserver.Server, cfg netguard.Config) *observedDisk {
 	store := disk.Store()
-	reg.Register(metrics.SpaceCollector(disk.ID(), store.Space))
+	reg.Register(metrics.SpaceCollector(disk.ID(), store.Space), metrics.DiskFullCollector(disk.ID(), store.Full))
 	reg.AddCheck("disk", func(ctx context.Context) error {
 		for _, d := range store.Dirs() {
 			fi, err := os.Stat(d)
@@ -92,8 +106,10 @@ func observeDisk(reg *metrics.Registry, disk *diskserver.Server, cfg netguard.Co
 				return fmt.Errorf("%s is not a directory", d)
 			}
 		}
-		_, err := store.Space(ctx)
-		return err
+		if _, err := store.Space(ctx); err != nil {
+			return err
+		}
+		return store.Full()
 	})
 	// Only decides pre-reading; the data server enforces the limit. On
 	// 32-bit ARM an int cannot hold 64 GiB.

@@ -77,6 +77,7 @@ type MDConfig struct {
 	AllowedHosts       []string      `mapstructure:"allowed_hosts" doc:"Host names md answers to (empty: any); other requests get 400"`
 	MaxXMLBody         Size          `mapstructure:"max_xml_body" doc:"largest PROPFIND, PROPPATCH or LOCK body (413 beyond)"`
 	MaxPutBody         Size          `mapstructure:"max_put_body" doc:"largest file a PUT may write (413 beyond; 0: no limit but the disks)"`
+	ChunkedReserve     Size          `mapstructure:"chunked_reserve" doc:"what a PUT of unknown length (chunked) reserves on the quotas of its directory (less if they have less left), and the most it may write: the data server cuts it there (413)"`
 	UploadTTL          time.Duration `mapstructure:"upload_ttl" doc:"an upload's reservation lives this long past the last heartbeat of the data server receiving it (one whose body never comes: url_ttl + server_ttl)"`
 	MaxPendingUploads  int           `mapstructure:"max_pending_uploads" doc:"reservations one client (principal, or address when anonymous) may hold at once; more PUTs get 429"`
 	LockTimeout        time.Duration `mapstructure:"lock_timeout" doc:"longest WebDAV lock a client may take; longer (or Infinite) requests get this"`
@@ -112,6 +113,8 @@ type DiskConfig struct {
 	ID        string        `mapstructure:"id" doc:"stable server id (empty: a random id made once and kept in the first data directory)"`
 	Pool      string        `mapstructure:"pool" doc:"pool the server belongs to"`
 	Heartbeat time.Duration `mapstructure:"heartbeat" doc:"interval between heartbeats to md (a failed one is retried sooner, with backoff)"`
+	Reserve   Size          `mapstructure:"reserve" doc:"free space each data directory keeps for its filesystem: writes that would eat into it get 507, and a disk down to it is full (healthz 503); 0: none"`
+	Garbage   time.Duration `mapstructure:"garbage_interval" doc:"how often the data server removes the objects md queued as garbage (deleted or overwritten files, expired uploads)"`
 }
 
 type GWConfig struct {
@@ -170,6 +173,7 @@ func Defaults() Config {
 			MaxLockOwner:      4 * KiB,
 			LocksPerPrincipal: 100,
 			LocksTotal:        10_000,
+			ChunkedReserve:    1 * GiB,
 		},
 		Catalog: CatalogConfig{
 			MaxOpenConns:    0, // per dialect: catalog.DefaultMaxOpenConns, catalog.SQLiteReaders
@@ -189,6 +193,8 @@ func Defaults() Config {
 		Disk: DiskConfig{
 			Pool:      "default",
 			Heartbeat: 2 * time.Second,
+			Reserve:   64 * MiB,
+			Garbage:   30 * time.Second,
 		},
 		GW: GWConfig{
 			StripeSize: 1 * MiB,
@@ -246,6 +252,7 @@ func (c *Config) Validate() error {
 		positive("cache.negative_ttl", c.Cache.NegativeTTL),
 		positive("cache.timeout", c.Cache.Timeout),
 		positive("disk.heartbeat", c.Disk.Heartbeat),
+		positive("disk.garbage_interval", c.Disk.Garbage),
 		positive("admin.timeout", c.Admin.Timeout),
 		positive("net.read_header_timeout", c.Net.ReadHeaderTimeout),
 		positive("net.idle_timeout", c.Net.IdleTimeout),
@@ -286,6 +293,12 @@ func (c *Config) Validate() error {
 	}
 	if c.MD.ProbeInterval < 0 {
 		return fmt.Errorf("md.probe_interval: %v must be at least 0 (0: off)", c.MD.ProbeInterval)
+	}
+	if c.MD.ChunkedReserve < 1 {
+		return fmt.Errorf("md.chunked_reserve: %v must be at least 1 byte", c.MD.ChunkedReserve)
+	}
+	if c.Disk.Reserve < 0 {
+		return fmt.Errorf("disk.reserve: %v must be at least 0 (0: none)", c.Disk.Reserve)
 	}
 	if c.MD.MaxPutBody < 0 {
 		return fmt.Errorf("md.max_put_body: %v must be at least 0 (0: no limit)", c.MD.MaxPutBody)
