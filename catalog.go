@@ -73,6 +73,12 @@ type Writer interface {
 	// Finishing the same upload twice is KindNotFound the second time.
 	FinishUpload(ctx context.Context, c *Commit, graceUntil time.Time) (*Entry, error)
 
+	// AbortUpload forgets a reservation whose upload failed (the data
+	// server refused or lost its body): what it held on quotas comes back
+	// at once and its objects go to the garbage queue. KindNotFound if the
+	// upload is unknown (finished or expired already).
+	AbortUpload(ctx context.Context, id string) error
+
 	// ExpireUploads deletes reservations that expired before now, gives
 	// back what they held on quotas and puts their objects in the garbage
 	// queue; it returns how many it expired.

@@ -25,3 +25,8 @@ func (c *Catalog) Quotas(ctx context.Context) ([]shoal.Quota, error) {
 func (c *Catalog) QuotasFor(ctx context.Context, path string) ([]shoal.Quota, error) {
 	return c.inner.QuotasFor(ctx, path)
 }
+
+// AbortUpload changes no entry: it passes through.
+func (c *Catalog) AbortUpload(ctx context.Context, id string) error {
+	return c.inner.AbortUpload(ctx, id)
+}

@@ -310,8 +310,16 @@ func (db *DB) expireSome(ctx context.Context, now time.Time) (int, error) {
 // dropUpload forgets one upload that can never be committed, as
 // ExpireUploads would; errors are left to the expiry.
 func (db *DB) dropUpload(ctx context.Context, id string) {
-	ctx = context.WithoutCancel(ctx)
-	db.inTx(ctx, "catalog.FinishUpload", "", func(t *tx) error {
+	db.abort(context.WithoutCancel(ctx), "catalog.FinishUpload", id)
+}
+
+// AbortUpload forgets the reservation of a failed upload.
+func (db *DB) AbortUpload(ctx context.Context, id string) error {
+	return db.abort(ctx, "catalog.AbortUpload", id)
+}
+
+func (db *DB) abort(ctx context.Context, op, id string) error {
+	return db.inTx(ctx, op, "", func(t *tx) error {
 		rows, err := t.query(ctx, `SELECT `+pendingCols+` FROM uploads WHERE id = ?`+t.db.d.lockSuffix(true), id)
 		if err != nil {
 			return err
@@ -319,6 +327,9 @@ func (db *DB) dropUpload(ctx context.Context, id string) {
 		ups, err := scanPending(rows)
 		if err != nil {
 			return err
+		}
+		if len(ups) == 0 {
+			return shoal.Errorf(op, shoal.KindNotFound, "upload %s unknown, finished or expired", id)
 		}
 		return t.dropUploads(ctx, ups, time.Now())
 	})

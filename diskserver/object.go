@@ -51,6 +51,7 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string, reserved 
 	}
 	body, ok := objhttp.CheckSize(ctx, op, s.opts.MaxBodySize, reserved)
 	if !ok {
+		objhttp.Abort(s.md, upload, s.log.Warn)
 		return
 	}
 	if upload != "" {
@@ -60,6 +61,9 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string, reserved 
 	// an upload in flight instead of letting it finish (graceful SIGTERM).
 	info, sums, err := s.store.CreateSized(context.WithoutCancel(ctx), id, body, body.Want)
 	if err != nil {
+		if !shoal.IsKind(err, shoal.KindExist) { // else another request wrote this upload's object
+			objhttp.Abort(s.md, upload, s.log.Warn)
+		}
 		drainBody(ctx, body, err)
 		httperr.Write(ctx, err)
 		return

@@ -65,10 +65,14 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id str
 	}
 	body, ok := objhttp.CheckSize(ctx, op, s.opts.MaxBodySize, req.Max)
 	if !ok {
+		objhttp.Abort(s.md, req.Upload, s.log.Warn)
 		return
 	}
 	w, err := store.CreateShards(ctx, id, body)
 	if err != nil {
+		if !shoal.IsKind(err, shoal.KindExist) { // else another request wrote this upload's object
+			objhttp.Abort(s.md, req.Upload, s.log.Warn)
+		}
 		ctx.SetConnectionClose() // the rest of the body, if any, is not read
 		httperr.Write(ctx, err)
 		return

@@ -37,6 +37,13 @@ func (s *Server) handleInternal(ctx *fasthttp.RequestCtx, path string) {
 		s.internalGarbage(ctx, body)
 	case wire.PathGarbageOK:
 		s.internalGarbageDone(ctx, body)
+	case wire.PathAbort:
+		var req wire.AbortRequest
+		err := decode(body, &req)
+		if err == nil {
+			err = s.cat.AbortUpload(s.base, req.Upload)
+		}
+		s.noContent(ctx, err)
 	case wire.PathAdminServers:
 		s.adminServers(ctx)
 	default:

@@ -10,6 +10,7 @@ const (
 	PathHeartbeat = "/.shoal/heartbeat"    // Heartbeat → 204
 	PathGarbage   = "/.shoal/garbage"      // GarbageRequest → GarbageReply
 	PathGarbageOK = "/.shoal/garbage/done" // GarbageDone → 204
+	PathAbort     = "/.shoal/abort"        // AbortRequest → 204 (404: unknown upload)
 )
 
 // md's admin endpoints (used by `shoal admin`; gw lists the data servers

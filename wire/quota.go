@@ -20,3 +20,11 @@ type QuotaSetRequest struct {
 type QuotaDirRequest struct {
 	Dir string `json:"dir"`
 }
+
+// AbortRequest tells md that an upload failed on the data server or gw
+// receiving it (body refused, cut or lost): md forgets its reservation at
+// once, so what it held on quotas comes back without waiting for its
+// expiry.
+type AbortRequest struct {
+	Upload string `json:"upload"`
+}

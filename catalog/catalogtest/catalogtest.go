@@ -60,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"QuotaMoveCopy", testQuotaMoveCopy},
 		{"QuotaUploads", testQuotaUploads},
 		{"ConcurrentQuota", testConcurrentQuota},
+		{"AbortUpload", testAbortUpload},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -377,3 +377,23 @@ func testConcurrentQuota(t *testing.T, c shoal.Catalog) {
 	}
 	wantQuota(t, c, "after the race", "/cq", 0)
 }
+
+// testAbortUpload: an aborted upload's reservation comes back at once,
+// its object is garbage, and it can no longer be committed.
+func testAbortUpload(t *testing.T, c shoal.Catalog) {
+	mkdir(t, c, "/q")
+	got(c.SetQuota(ctx(t), "/q", 1000, 0)).must(t)
+	ok(t, c.BeginUpload(ctx(t), &shoal.Upload{ID: "ab01", Path: "/q/f", Servers: []string{"s1"}, Object: "0fab01",
+		Layout: shoal.DefaultLayout, Expires: time.Now().Add(time.Hour), Reserve: 800}))
+	wantQuota(t, c, "reserved", "/q", 800)
+	ok(t, c.AbortUpload(ctx(t), "ab01"))
+	wantQuota(t, c, "aborted", "/q", 0)
+	if g := garbageObjects(t, c, "s1", time.Now().Add(time.Second)); g["0fab01"] != 1 {
+		t.Errorf("garbage after abort = %v, want the upload's object", g)
+	}
+	_, err := c.FinishUpload(ctx(t), &shoal.Commit{Upload: "ab01", Size: 1, MTime: t0,
+		Replicas: []shoal.Replica{{Server: "s1", Object: "0fab01", Size: 1}}}, grace)
+	wantKind(t, "FinishUpload after abort", err, shoal.KindNotFound)
+	wantKind(t, "AbortUpload twice", c.AbortUpload(ctx(t), "ab01"), shoal.KindNotFound)
+	wantMissing(t, c, "/q/f")
+}

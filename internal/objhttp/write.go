@@ -145,3 +145,16 @@ func Commit(ctx *fasthttp.RequestCtx, md *wire.Client, op, id string, req wire.C
 	}
 	ctx.SetStatusCode(status)
 }
+
+// Abort tells md that upload failed here (its body was refused, cut or
+// lost), so that md gives back what the upload reserved at once instead of
+// at its expiry. Best effort: a failure is logged by logf and the expiry
+// does it later.
+func Abort(md *wire.Client, upload string, logf func(msg string, args ...any)) {
+	if md == nil || upload == "" {
+		return
+	}
+	if _, err := md.Call(wire.PathAbort, wire.AbortRequest{Upload: upload}, nil); err != nil && !shoal.IsKind(err, shoal.KindNotFound) {
+		logf("telling md an upload failed", "upload", upload, "err", err)
+	}
+}
