@@ -420,10 +420,14 @@ func (s *Store) Space(ctx context.Context) (shoal.Space, error) {
 	return sp, nil
 }
 
-// Full says why the store can take no more writes: every disk has no
-// more free than its reserve (what shoal disk keeps so that the
-// filesystem and the uploads in flight never run out). nil while a disk
-// has room. The data server's health check reports it.
+// FullBelow is the room beyond its reserve under which a disk counts as
+// full: it could take no file worth placing there.
+const FullBelow = 1 << 20
+
+// Full says why the store can take no more writes: every disk has less
+// than FullBelow free beyond its reserve (what shoal disk keeps so that
+// the filesystem never runs out). nil while a disk has room. The data
+// server's health check and metrics report it.
 func (s *Store) Full() error {
 	var why []string
 	for _, d := range s.disks {
@@ -431,7 +435,7 @@ func (s *Store) Full() error {
 		if err != nil {
 			return err
 		}
-		if avail > s.reserve {
+		if avail-s.reserve >= FullBelow {
 			return nil
 		}
 		why = append(why, fmt.Sprintf("%s has %d bytes free of %d, the reserve is %d", d.dir, avail, total, s.reserve))
