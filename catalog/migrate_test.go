@@ -262,3 +262,50 @@ func testMigrateV6ToV7(t *testing.T, dsn string) {
 		t.Errorf("job after reopen: %+v, %v", j, err)
 	}
 }
+
+// A version-7 catalog (before quotas) with a directory of files and an
+// upload pending migrates to version 8: a quota set then counts what is
+// there, the pending upload (which reserved nothing) commits against it,
+// and the counters stay exact.
+func TestMigrateV7ToV8(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		testMigrateV7ToV8(t, "sqlite:"+filepath.Join(t.TempDir(), "old.db"))
+	})
+	t.Run("mariadb", func(t *testing.T) { testMigrateV7ToV8(t, testsvc.MariaDB(t)) })
+}
+
+func testMigrateV7ToV8(t *testing.T, dsn string) {
+	ctx := context.Background()
+	w, closeOld, err := catalog.OpenAtVersion(ctx, dsn, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(`SELECT COUNT(*) FROM quotas`); err == nil {
+		t.Fatal("a version-7 catalog has a quotas table")
+	}
+	now := time.Now().UnixNano()
+	mustExec(t, w, `INSERT INTO entries (id, parent_id, name, path, path_hash, is_dir, size, mtime_ns, ctime_ns, version, adler32, inline, layout, replica_list)
+		VALUES (2, 1, 'd', '/d', ?, 1, 0, ?, ?, 1, 0, NULL, '', '')`, catalog.PathHash("/d"), now, now)
+	mustExec(t, w, `INSERT INTO entries (id, parent_id, name, path, path_hash, is_dir, size, mtime_ns, ctime_ns, version, adler32, inline, layout, replica_list)
+		VALUES (3, 2, 'f', '/d/f', ?, 0, 5, ?, ?, 1, 7, ?, '', '')`, catalog.PathHash("/d/f"), now, now, []byte("hello"))
+	mustExec(t, w, `INSERT INTO uploads (id, path, servers, object, layout, create_only, if_match, client, expires_ns)
+		VALUES ('u1', '/d/g', 's1', 'abcd', 'replica:1', 0, '', '', ?)`, time.Now().Add(time.Hour).UnixNano())
+	closeOld()
+
+	db, err := catalog.Open(ctx, catalog.Options{DSN: dsn}) // migrates
+	if err != nil {
+		t.Fatalf("Open of a version-7 catalog: %v", err)
+	}
+	defer db.Close()
+	q, err := db.SetQuota(ctx, "/d", 100, 0)
+	if err != nil || q.UsedBytes != 5 || q.UsedFiles != 1 || q.Reserved != 0 {
+		t.Fatalf("SetQuota after migration: %+v, %v", q, err)
+	}
+	if _, err := db.FinishUpload(ctx, &shoal.Commit{Upload: "u1", Size: 96, MTime: time.Now(),
+		Replicas: []shoal.Replica{{Server: "s1", Object: "abcd", Size: 96}}}, time.Now()); !shoal.IsKind(err, shoal.KindQuota) {
+		t.Errorf("commit of an old upload over the quota: %v, want KindQuota", err)
+	}
+	if err := db.CheckQuotas(ctx); err != nil {
+		t.Error(err)
+	}
+}
