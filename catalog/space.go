@@ -54,7 +54,8 @@ func (w *spaceWatch) statfs() (free, total int64, ok bool) {
 	if err := unix.Statfs(w.dir, &st); err != nil {
 		return 0, 0, false
 	}
-	return int64(st.Bavail) * st.Bsize, int64(st.Blocks) * st.Bsize, true
+	bsize := int64(st.Bsize) // int32 on 32-bit ARM
+	return int64(st.Bavail) * bsize, int64(st.Blocks) * bsize, true
 }
 
 // DiskSpace is the free and total bytes of an SQLite catalog's

@@ -38,7 +38,7 @@ func freeBytes(t *testing.T, dir string) int64 {
 	if err := unix.Statfs(dir, &st); err != nil {
 		t.Fatal(err)
 	}
-	return int64(st.Bavail) * st.Bsize
+	return int64(st.Bavail) * int64(st.Bsize)
 }
 
 // put sends one PUT of data to md (proxy mode: md streams it to the data
