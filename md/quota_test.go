@@ -148,8 +148,10 @@ func TestQuotaKeepsUsedExact(t *testing.T) {
 // server tells md), after the upload's expiry when nothing is heard of it
 // (a client that never sends its body).
 func TestQuotaReservations(t *testing.T) {
+	// The data server heartbeats every second: a ServerTTL of 3 s keeps
+	// it live under emulation too.
 	e := newEnv(t, DataRedirect, func(o *Options) {
-		o.URLTTL, o.ServerTTL, o.UploadTTL = time.Second, time.Second, time.Second
+		o.URLTTL, o.ServerTTL, o.UploadTTL = time.Second, 3*time.Second, 2*time.Second
 	})
 	ctx := context.Background()
 	e.do("MKCOL", "/q", nil, nil).want(t, "MKCOL", 201, "")
@@ -195,7 +197,9 @@ func TestQuotaReservations(t *testing.T) {
 
 	// A body longer than the Content-Length md reserved: the data server
 	// refuses it (413), the commit never happens, the room is back.
-	loc = e.do("PUT", "/q/liar", hdr, make([]byte, 10_000)).h.Get("Location")
+	r := e.do("PUT", "/q/liar", hdr, make([]byte, 10_000))
+	r.want(t, "PUT of the liar", 307, "")
+	loc = r.h.Get("Location")
 	req, _ := http.NewRequest("PUT", loc, bytes.NewReader(make([]byte, 15_000)))
 	res, err := e.http.Do(req)
 	if err != nil {
