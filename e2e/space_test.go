@@ -235,18 +235,6 @@ func TestCatalogDiskFull(t *testing.T) {
 	}
 }
 
-func countFiles(t *testing.T, dir string) int {
-	t.Helper()
-	n := 0
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			n++
-		}
-		return nil
-	})
-	return n
-}
-
 func grepLines(s, prefix string) string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
