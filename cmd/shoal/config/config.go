@@ -58,7 +58,7 @@ type LogConfig struct {
 type AllConfig struct {
 	Data   []string `mapstructure:"data" doc:"data directories, one per disk: the first holds catalog.db, secret and tls/; each holds a data server's disk/ (several: one data server each and an in-process gw)"`
 	Layout string   `mapstructure:"layout" doc:"layout of the default pool set at start, e.g. ec:2+1 or replica:2 across several --data directories (empty: leave the pool as it is)"`
-	TLS  bool   `mapstructure:"tls" doc:"serve md and the data server over https; without tls.md_cert_file, with a private CA and server certificate made once under DATA/tls"`
+	TLS    bool     `mapstructure:"tls" doc:"serve md and the data server over https; without tls.md_cert_file, with a private CA and server certificate made once under DATA/tls"`
 }
 
 type MDConfig struct {
