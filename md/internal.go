@@ -11,9 +11,9 @@ import (
 	"shoal/wire"
 )
 
-// maxInternalBody bounds an internal call's body (commits, heartbeats,
-// garbage lists and admin requests are a few kB).
-const maxInternalBody = 256 << 10
+// DefaultMaxInternalBody bounds an internal call's body (commits,
+// heartbeats, garbage lists and admin requests are a few kB).
+const DefaultMaxInternalBody = 256 << 10
 
 // handleInternal serves md's internal API: signed POSTs with JSON bodies.
 // A bad signature is 403; an unknown path 404.
@@ -23,7 +23,7 @@ func (s *Server) handleInternal(ctx *fasthttp.RequestCtx, path string) {
 		fail(ctx, op, shoal.KindPermission, wire.Prefix+" is reserved for md's internal API (signed POSTs)")
 		return
 	}
-	body, err := wire.ReadCall(ctx, s.keys, s.replays, maxInternalBody)
+	body, err := wire.ReadCall(ctx, s.keys, s.replays, s.opts.MaxInternalBody)
 	if err != nil {
 		httperr.Write(ctx, err)
 		return

@@ -68,6 +68,7 @@ type Options struct {
 	URLTTL           time.Duration // validity of signed URLs and garbage grace; 0 means DefaultURLTTL
 	ServerTTL        time.Duration // a data server is live if it heartbeated within this; 0 means DefaultServerTTL
 	MaxXMLBody       int64         // PROPFIND/PROPPATCH bodies; 0 means DefaultMaxXMLBody
+	MaxInternalBody  int64         // internal API calls' bodies, read once their signature checks; 0 means DefaultMaxInternalBody
 	MaxPutBody       int64         // 0: no limit
 	// ChunkedReserve is what a PUT of unknown length (chunked) reserves on
 	// the quotas governing its path — less if they have less room left —
@@ -222,6 +223,9 @@ func New(opts Options) (*Server, error) {
 	if opts.ProgressInterval <= 0 {
 		opts.ProgressInterval = defaultProgressInterval
 	}
+	if opts.MaxInternalBody <= 0 {
+		opts.MaxInternalBody = DefaultMaxInternalBody
+	}
 	if opts.MaxXMLBody <= 0 {
 		opts.MaxXMLBody = DefaultMaxXMLBody
 	}
@@ -313,7 +317,6 @@ func (s *Server) NewHTTPServer() *fasthttp.Server {
 		DisableHeaderNamesNormalizing: false,
 		NoDefaultContentType:          true,
 		NoDefaultDate:                 false,
-		ReadBufferSize:                16 << 10,
 		MaxRequestBodySize:            int(s.opts.MaxXMLBody), // only for buffered reads; streams are limited by md
 		SecureErrorLogMessage:         true,                   // fasthttp's own errors must not quote headers (Authorization)
 	}

@@ -67,6 +67,7 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Ru
 		DegradedWrites:     c.MD.DegradedWrites,
 
 		MaxXMLBody:        int64(c.MD.MaxXMLBody),
+		MaxInternalBody:   int64(c.MD.MaxInternalBody),
 		MaxPutBody:        int64(c.MD.MaxPutBody),
 		ChunkedReserve:    int64(c.MD.ChunkedReserve),
 		LockTimeout:       c.MD.LockTimeout,
@@ -143,6 +144,7 @@ func newDisk(c *config.Config, keys *sign.Keys, dirs []string, mdURL, publicURL 
 		HeartbeatInterval: c.Disk.Heartbeat,
 		GarbageInterval:   c.Disk.Garbage,
 		ReserveBytes:      diskReserve(c.Disk.Reserve),
+		MaxBodySize:       int64(c.Disk.MaxBody),
 		Logger:            log,
 		AccessLog:         accessLog(c),
 		ClientTLS:         toMD,

@@ -294,8 +294,9 @@ func (c *tlsConn) ConnectionState() tls.ConnectionState { return c.tc.Connection
 // Config is what a shoal server applies to its listener and its fasthttp
 // server.
 type Config struct {
-	ReadHeader time.Duration // a request's headers (and fasthttp's buffered bodies) must arrive within this
-	Idle       time.Duration // a keep-alive connection with no request for this long is closed
+	ReadHeader     time.Duration // a request's headers (and fasthttp's buffered bodies) must arrive within this
+	Idle           time.Duration // a keep-alive connection with no request for this long is closed
+	MaxHeaderBytes int           // the request line and headers must fit in this (fasthttp's read buffer); 0: fasthttp's 4 KiB
 	Limits
 }
 
@@ -304,7 +305,7 @@ type Config struct {
 // in all, 512 from one address (md proxying for many clients is one
 // address to a data server).
 func Defaults() Config {
-	return Config{ReadHeader: 20 * time.Second, Idle: 60 * time.Second,
+	return Config{ReadHeader: 20 * time.Second, Idle: 60 * time.Second, MaxHeaderBytes: 16 << 10,
 		Limits: Limits{MaxConns: 2048, MaxConnsPerIP: 512, ReadIdle: time.Minute, WriteIdle: time.Minute}}
 }
 
@@ -322,5 +323,8 @@ func (c Config) OrDefaults() Config {
 // hook (HeaderReceived).
 func (c Config) Apply(s *fasthttp.Server) {
 	s.ReadTimeout, s.IdleTimeout, s.WriteTimeout = c.ReadHeader, c.Idle, 0
+	if c.MaxHeaderBytes > 0 {
+		s.ReadBufferSize = c.MaxHeaderBytes
+	}
 	s.HeaderReceived = HeaderReceived(c.ReadIdle)
 }

@@ -46,6 +46,7 @@ type NetConfig struct {
 	ReadIdleTimeout   time.Duration `mapstructure:"read_idle_timeout" doc:"an upload that sends nothing for this long is cut (no limit on its total length); also md's transfers to data servers"`
 	WriteIdleTimeout  time.Duration `mapstructure:"write_idle_timeout" doc:"a download whose client reads nothing for this long is cut (no limit on its total length)"`
 	MaxConns          int           `mapstructure:"max_conns" doc:"open connections per listener; more are answered 503 with Retry-After and closed"`
+	MaxHeaderBytes    Size          `mapstructure:"max_header_bytes" doc:"largest request line and headers a listener reads (431 beyond): room for long paths, signed URLs and bearer tokens"`
 	MaxConnsPerIP     int           `mapstructure:"max_conns_per_ip" doc:"open connections per listener from one client address (md proxying is one address to a data server)"`
 }
 
@@ -76,6 +77,7 @@ type MDConfig struct {
 	ActiveContent      string        `mapstructure:"active_content" doc:"how md serves stored HTML, SVG, XHTML and JavaScript: sandbox (Content-Security-Policy: sandbox) or attachment (Content-Disposition: attachment)"`
 	AllowedHosts       []string      `mapstructure:"allowed_hosts" doc:"Host names md answers to (empty: any); other requests get 400"`
 	MaxXMLBody         Size          `mapstructure:"max_xml_body" doc:"largest PROPFIND, PROPPATCH or LOCK body (413 beyond)"`
+	MaxInternalBody    Size          `mapstructure:"max_internal_body" doc:"largest body of a call to md's internal API (commits, heartbeats, admin requests), read only once its signature checks"`
 	MaxPutBody         Size          `mapstructure:"max_put_body" doc:"largest file a PUT may write (413 beyond; 0: no limit but the disks)"`
 	ChunkedReserve     Size          `mapstructure:"chunked_reserve" doc:"what a PUT of unknown length (chunked) reserves on the quotas of its directory (less if they have less left), and the most it may write: the data server cuts it there (413)"`
 	UploadTTL          time.Duration `mapstructure:"upload_ttl" doc:"an upload's reservation lives this long past the last heartbeat of the data server receiving it (one whose body never comes: url_ttl + server_ttl)"`
@@ -113,6 +115,7 @@ type DiskConfig struct {
 	ID        string        `mapstructure:"id" doc:"stable server id (empty: a random id made once and kept in the first data directory)"`
 	Pool      string        `mapstructure:"pool" doc:"pool the server belongs to"`
 	Heartbeat time.Duration `mapstructure:"heartbeat" doc:"interval between heartbeats to md (a failed one is retried sooner, with backoff)"`
+	MaxBody   Size          `mapstructure:"max_body" doc:"largest object a PUT may store on this data server (413 beyond)"`
 	Reserve   Size          `mapstructure:"reserve" doc:"free space each data directory keeps for its filesystem: writes that would eat into it get 507, and a disk down to it is full (healthz 503); 0: none"`
 	Garbage   time.Duration `mapstructure:"garbage_interval" doc:"how often the data server removes the objects md queued as garbage (deleted or overwritten files, expired uploads)"`
 }
@@ -122,6 +125,7 @@ type GWConfig struct {
 	MD         string        `mapstructure:"md" doc:"md base URL the gw commits to, heartbeats to and gets the data-server list from"`
 	PublicURL  string        `mapstructure:"public_url" doc:"base URL md redirects clients to (empty: http://LISTEN)"`
 	ID         string        `mapstructure:"id" doc:"gw id reported to md (empty: gw-HOST:PORT)"`
+	MaxBody    Size          `mapstructure:"max_body" doc:"largest file a PUT through the gw may store (413 beyond)"`
 	StripeSize Size          `mapstructure:"stripe_size" doc:"user bytes per erasure-coded stripe (memory per PUT is about two stripes)"`
 	Heartbeat  time.Duration `mapstructure:"heartbeat" doc:"interval between heartbeats to md (a failed one is retried sooner, with backoff)"`
 }
@@ -167,6 +171,7 @@ func Defaults() Config {
 			ShutdownTimeout:   30 * time.Second,
 			ActiveContent:     "sandbox",
 			MaxXMLBody:        1 * MiB,
+			MaxInternalBody:   256 * KiB,
 			UploadTTL:         2 * time.Minute,
 			MaxPendingUploads: 256,
 			LockTimeout:       time.Hour,
@@ -195,8 +200,10 @@ func Defaults() Config {
 			Heartbeat: 2 * time.Second,
 			Reserve:   64 * MiB,
 			Garbage:   30 * time.Second,
+			MaxBody:   64 * GiB,
 		},
 		GW: GWConfig{
+			MaxBody:    64 * GiB,
 			StripeSize: 1 * MiB,
 			Heartbeat:  2 * time.Second,
 		},
@@ -210,6 +217,7 @@ func Defaults() Config {
 			WriteIdleTimeout:  time.Minute,
 			MaxConns:          2048,
 			MaxConnsPerIP:     512,
+			MaxHeaderBytes:    16 * KiB,
 		},
 		Auth: AuthConfig{KeyRefresh: token.DefaultKeyRefresh},
 	}
@@ -285,6 +293,9 @@ func (c *Config) Validate() error {
 	if c.MD.URLTTL > c.SignMaxLifetime {
 		return fmt.Errorf("md.url_ttl: %v is longer than sign_max_lifetime (%v): data servers would refuse md's URLs", c.MD.URLTTL, c.SignMaxLifetime)
 	}
+	if c.MD.MaxInternalBody < 16*KiB || c.MD.MaxInternalBody > 64*MiB {
+		return fmt.Errorf("md.max_internal_body: %v must be between 16KiB and 64MiB", c.MD.MaxInternalBody)
+	}
 	if c.MD.MaxXMLBody < 1*KiB || c.MD.MaxXMLBody > 64*MiB {
 		return fmt.Errorf("md.max_xml_body: %v must be between 1KiB and 64MiB", c.MD.MaxXMLBody)
 	}
@@ -308,6 +319,12 @@ func (c *Config) Validate() error {
 	}
 	if c.MD.LocksPerPrincipal < 1 || c.MD.LocksTotal < c.MD.LocksPerPrincipal {
 		return fmt.Errorf("md.locks_per_principal and md.locks_total: want 1 <= locks_per_principal <= locks_total")
+	}
+	if c.Net.MaxHeaderBytes < 4*KiB || c.Net.MaxHeaderBytes > 1*MiB {
+		return fmt.Errorf("net.max_header_bytes: %v must be between 4KiB and 1MiB", c.Net.MaxHeaderBytes)
+	}
+	if c.Disk.MaxBody < 1 || c.GW.MaxBody < 1 {
+		return fmt.Errorf("disk.max_body and gw.max_body must be positive")
 	}
 	if c.Net.MaxConns < 1 || c.Net.MaxConnsPerIP < 1 || c.Net.MaxConnsPerIP > c.Net.MaxConns {
 		return fmt.Errorf("net.max_conns and net.max_conns_per_ip: want 1 <= max_conns_per_ip <= max_conns")
@@ -409,6 +426,6 @@ func (c *Config) normalize() {
 
 // Guard is the listener configuration every server applies.
 func (n NetConfig) Guard() netguard.Config {
-	return netguard.Config{ReadHeader: n.ReadHeaderTimeout, Idle: n.IdleTimeout, Limits: netguard.Limits{
+	return netguard.Config{ReadHeader: n.ReadHeaderTimeout, Idle: n.IdleTimeout, MaxHeaderBytes: int(n.MaxHeaderBytes), Limits: netguard.Limits{
 		MaxConns: n.MaxConns, MaxConnsPerIP: n.MaxConnsPerIP, ReadIdle: n.ReadIdleTimeout, WriteIdle: n.WriteIdleTimeout}}
 }
