@@ -15,4 +15,6 @@
 // cache/cachetest, storetest).
 //
 // This package has no dependencies outside the standard library.
+//
+// It imports no project package: everything else imports it.
 package shoal

@@ -10,6 +10,8 @@
 // breaker. Writes (Set, Delete) are always attempted: they carry the
 // invalidations that keep other md replicas coherent, and dropping one
 // because of this process's breaker could leave them stale.
+//
+// It imports only the root package and gomemcache, never md or the catalog.
 package memcache
 
 import (

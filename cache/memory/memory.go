@@ -1,6 +1,8 @@
 // Package memory is a shoal.Cache held in process memory: the byte tier
 // for tests and for single-process use, with the same contract as the
 // memcached tier (cache/memcache), proven by the same suite (cachetest).
+//
+// It imports only the root package, never md or the catalog.
 package memory
 
 import (

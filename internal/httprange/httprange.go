@@ -17,6 +17,8 @@
 //
 // The functions are pure (no HTTP server types) so that they can be
 // table-tested and fuzzed.
+//
+// It imports only the root package.
 package httprange
 
 import (

@@ -2,6 +2,9 @@
 // struct with every key and its default, loaded by viper from a YAML file,
 // SHOAL_* environment variables and cobra flags, validated at the edge and
 // then passed down as plain values.
+//
+// It imports no server package (only internal/netguard and the auth parsers
+// for the types they configure): the binary builds servers from it.
 package config
 
 import (
