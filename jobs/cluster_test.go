@@ -16,7 +16,7 @@ import (
 // moved), after which two more may die.
 func TestRepairEC42(t *testing.T) {
 	c := testsystem.New(t)
-	c.AddDisks("ec", 7)
+	ids := c.AddDisks("ec", 7)
 	c.Pool("ec", "ec:4+2", "/ec")
 	files := c.PutECFiles()
 	a := c.Entry("/ec/a")
@@ -57,6 +57,15 @@ func TestRepairEC42(t *testing.T) {
 	}
 	c.Kill(dead)
 	c.WaitDead()
+	// The six others must look live to the repair (on a loaded box, under
+	// the race detector, a heartbeat may come late: TTL is 1.5 s here).
+	var alive []string
+	for _, id := range ids {
+		if id != dead {
+			alive = append(alive, id)
+		}
+	}
+	c.WaitLive(alive...)
 	c.Admin(wire.PathAdminRepair, struct{}{}, &rr)
 	if rr.Failed != 0 || rr.Repaired != wantRepaired {
 		t.Fatalf("repair with %s dead: %+v", dead, rr)

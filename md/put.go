@@ -227,7 +227,10 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 	for attempt := 0; ; attempt++ {
 		u, err := s.reserve(s.base, p)
 		if err != nil {
-			ctx.SetConnectionClose()
+			// Nothing of the body was sent on yet: read and drop it (up
+			// to objhttp.DrainLimit) so the client gets this answer, a
+			// 507 for a full quota, rather than a broken pipe.
+			objhttp.DrainBody(ctx)
 			httperr.Write(ctx, err)
 			return
 		}
