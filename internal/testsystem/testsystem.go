@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -51,9 +52,12 @@ type Disk struct {
 	done                chan error
 }
 
+// TTL is md's ServerTTL: a killed server is dead to md after this. The
+// ARM test runs go through qemu-user, ten to thirty times slower, where
+// heartbeats every Beat come late: there live servers get a longer TTL.
+var TTL = map[bool]time.Duration{false: 1500 * time.Millisecond, true: 5 * time.Second}[runtime.GOARCH == "arm" || runtime.GOARCH == "arm64"]
+
 const (
-	// TTL is md's ServerTTL: a killed server is dead to md after this.
-	TTL = 1500 * time.Millisecond
 	// Beat is the heartbeat of the data servers and the gw.
 	Beat = 150 * time.Millisecond
 	// URLTTL is md's signed-URL lifetime and garbage grace.
