@@ -33,6 +33,7 @@ const (
 	KindLocked                     // a WebDAV lock is held by someone else (423)
 	KindTooMany                    // a per-client limit is reached: retry later (429)
 	KindQuota                      // a directory quota has no room for the write (507, RFC 4331 DAV:quota-not-exceeded)
+	KindBadGateway                 // another server a request names cannot be used for it, e.g. MOVE to a foreign Destination (502)
 )
 
 var kindNames = [...]string{
@@ -59,6 +60,7 @@ var kindNames = [...]string{
 	KindLocked:         "locked",
 	KindTooMany:        "too many requests",
 	KindQuota:          "quota exceeded",
+	KindBadGateway:     "bad gateway",
 }
 
 func (k Kind) String() string {
@@ -115,6 +117,8 @@ func (k Kind) Status() int {
 		return 503
 	case KindInsufficient, KindQuota:
 		return 507
+	case KindBadGateway:
+		return 502
 	default:
 		return 500
 	}

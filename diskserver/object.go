@@ -21,6 +21,10 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 	if !ok {
 		return
 	}
+	if method == objhttp.MethodCopy {
+		s.serveTPC(ctx, id)
+		return
+	}
 	upload, reserved, err := s.opts.Keys.VerifyObjectQuery(method, id, objhttp.QueryGetter(ctx), time.Now())
 	if err != nil {
 		httperr.Write(ctx, err)

@@ -28,6 +28,7 @@ import (
 	"shoal/internal/netguard"
 	"shoal/internal/objhttp"
 	"shoal/sign"
+	"shoal/tpc"
 	"shoal/wire"
 )
 
@@ -63,6 +64,8 @@ type Options struct {
 	// ClientTLS is the client config of calls to an https md (the
 	// cluster CA); nil: the system roots.
 	ClientTLS *tls.Config
+	// TPC makes the third-party copies md redirects here; nil: COPY is refused.
+	TPC *tpc.Client
 }
 
 // Server is the HTTP front of a Store.

@@ -22,6 +22,10 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 	if !ok {
 		return
 	}
+	if method == objhttp.MethodCopy {
+		s.serveTPC(ctx, id)
+		return
+	}
 	req, err := wire.VerifyGatewayURL(s.opts.Keys, method, id, objhttp.QueryGetter(ctx), time.Now())
 	if err != nil {
 		httperr.Write(ctx, err)
@@ -82,6 +86,16 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id str
 		ctx.SetStatusCode(fasthttp.StatusCreated)
 		return
 	}
+	objhttp.Commit(ctx, s.md, op, id, commitOf(req, id, w), func() {
+		if err := store.Remove(ctx, id); err != nil {
+			s.log.Error("removing uncommitted shards", "object", id, "err", err)
+		}
+	})
+}
+
+// commitOf is the commit of a written upload: one replica row per copy
+// or shard.
+func commitOf(req wire.GatewayRequest, id string, w *ec.Written) wire.CommitRequest {
 	commit := wire.CommitRequest{
 		Upload:  req.Upload,
 		Size:    w.Info.Size,
@@ -99,11 +113,7 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id str
 		}
 		commit.Replicas = append(commit.Replicas, wire.Replica{Server: req.Servers[i], Object: id, Shard: shard, Size: sh.Size, Sum: sh.Adler32})
 	}
-	objhttp.Commit(ctx, s.md, op, id, commit, func() {
-		if err := store.Remove(ctx, id); err != nil {
-			s.log.Error("removing uncommitted shards", "object", id, "err", err)
-		}
-	})
+	return commit
 }
 
 // serveGet answers GET and HEAD: the whole object, one range (206) or

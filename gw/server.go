@@ -16,6 +16,7 @@ import (
 	"shoal/internal/netguard"
 	"shoal/internal/objhttp"
 	"shoal/sign"
+	"shoal/tpc"
 	"shoal/wire"
 )
 
@@ -47,6 +48,8 @@ type ServerOptions struct {
 	// ClientTLS is the client config of the gw's https calls to md and
 	// the data servers (the cluster CA); nil: the system roots.
 	ClientTLS *tls.Config
+	// TPC makes the third-party copies md redirects here; nil: COPY is refused.
+	TPC *tpc.Client
 }
 
 // Server is the HTTP front of the gateway: a data server speaking

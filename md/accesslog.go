@@ -168,7 +168,9 @@ func (s *Server) logAudit(ctx *fasthttp.RequestCtx, st *reqState) {
 	if ctx.IsPut() && ctx.Response.StatusCode() == fasthttp.StatusTemporaryRedirect {
 		attrs = append(attrs, slog.String("note", "redirected to a data server, which commits the upload"))
 	}
-	if m := ctx.Method(); string(m) == "MOVE" || string(m) == "COPY" {
+	if a, ok := s.tpcAudit(ctx); ok && string(ctx.Method()) == "COPY" {
+		attrs = append(attrs, a)
+	} else if m := ctx.Method(); string(m) == "MOVE" || string(m) == "COPY" {
 		if dst, err := parseDestination(ctx.Request.Header.PeekBytes(hdrDestination)); err == nil {
 			attrs = append(attrs, slog.String("destination", dst))
 		}

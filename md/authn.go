@@ -220,7 +220,18 @@ func (s *Server) authorize(ctx *fasthttp.RequestCtx, st *reqState) error {
 		if r.Exists, st.createOnly, err = s.targetExists(st.p, path); err != nil {
 			return err
 		}
-	case "MOVE", "COPY":
+	case "COPY":
+		switch r.TPC = s.copyMode(ctx); r.TPC {
+		case auth.TPCPull: // like a PUT of the path
+			if r.Exists, st.createOnly, err = s.targetExists(st.p, path); err != nil {
+				return err
+			}
+			return s.opts.Auth.Authorize(st.p, &r)
+		case auth.TPCPush: // like a GET of the path
+			return s.opts.Auth.Authorize(st.p, &r)
+		}
+		fallthrough
+	case "MOVE":
 		dst, err := parseDestination(ctx.Request.Header.PeekBytes(hdrDestination))
 		if err != nil {
 			return nil

@@ -60,7 +60,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) {
 	case "MOVE":
 		s.handleMoveCopy(ctx, true)
 	case "COPY":
-		s.handleMoveCopy(ctx, false)
+		s.handleCopy(ctx)
 	case "PROPPATCH":
 		s.handleProppatch(ctx)
 	case "LOCK":

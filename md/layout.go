@@ -242,11 +242,21 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 		return "", err
 	}
 	exp := now.Add(s.opts.URLTTL)
+	method := fasthttp.MethodPut
+	if p.method != "" {
+		method = p.method
+	}
 	if gwSrv != nil {
 		p.target = gwSrv.ID
+		if p.method != "" { // a third-party pull
+			return p.as.tag(wire.GatewayURLAs(s.keys, gwSrv.URL, method, u.Object, u.ID, p.as.who, u.Layout, ids, exp)), nil
+		}
 		return p.as.tag(wire.GatewayPutURLAs(s.keys, gwSrv.URL, u.Object, u.ID, p.as.who, u.Layout, ids, u.Reserve, exp)), nil
 	}
 	p.target = servers[0].ID
+	if p.method != "" {
+		return p.as.tag(s.keys.URLAs(servers[0].URL, method, u.Object, u.ID, p.as.who, exp)), nil
+	}
 	return p.as.tag(s.keys.PutURLAs(servers[0].URL, u.Object, u.ID, p.as.who, u.Reserve, exp)), nil
 }
 
@@ -276,6 +286,12 @@ type readTarget struct {
 // both cases the servers md could not reach last. KindUnavailable if there
 // is none.
 func (s *Server) readTargets(ctx context.Context, e *shoal.Entry, as urlTag) ([]readTarget, error) {
+	return s.readTargetsFor(ctx, e, as, fasthttp.MethodGet)
+}
+
+// readTargetsFor is readTargets with URLs signed for method (a push's
+// tpc.SignedMethod).
+func (s *Server) readTargetsFor(ctx context.Context, e *shoal.Entry, as urlTag, method string) ([]readTarget, error) {
 	exp := time.Now().Add(s.opts.URLTTL)
 	if e.Layout.Kind == shoal.LayoutEC {
 		servers, object, err := e.ShardServers()
@@ -288,7 +304,7 @@ func (s *Server) readTargets(ctx context.Context, e *shoal.Entry, as urlTag) ([]
 		}
 		out := make([]readTarget, len(gws))
 		for i, g := range gws {
-			out[i] = readTarget{as.tag(wire.GatewayURLAs(s.keys, g.URL, fasthttp.MethodGet, object, "", as.who, e.Layout, servers, exp)), g.ID}
+			out[i] = readTarget{as.tag(wire.GatewayURLAs(s.keys, g.URL, method, object, "", as.who, e.Layout, servers, exp)), g.ID}
 		}
 		return out, nil
 	}
@@ -298,7 +314,7 @@ func (s *Server) readTargets(ctx context.Context, e *shoal.Entry, as urlTag) ([]
 	}
 	out := make([]readTarget, len(reps))
 	for i, r := range reps {
-		out[i] = readTarget{as.tag(s.keys.URLAs(r.url, fasthttp.MethodGet, r.object, "", as.who, exp)), r.server}
+		out[i] = readTarget{as.tag(s.keys.URLAs(r.url, method, r.object, "", as.who, exp)), r.server}
 	}
 	return out, nil
 }

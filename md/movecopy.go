@@ -14,9 +14,11 @@ var (
 	hdrOverwrite   = []byte("Overwrite")
 )
 
-// parseDestination reads the Destination header: an absolute URL (its host
-// is ignored: md serves one namespace under any name) or an absolute path,
-// percent-decoded and cleaned like a request path.
+// parseDestination reads the Destination header: an absolute URL or an
+// absolute path, percent-decoded and cleaned like a request path. Its
+// caller has made sure the URL names this server (a COPY naming another
+// is a third-party copy, a MOVE to another 502), so its host is dropped
+// here.
 func parseDestination(h []byte) (string, error) {
 	const op = "Destination"
 	if len(h) == 0 {
@@ -79,6 +81,10 @@ func (s *Server) handleMoveCopy(ctx *fasthttp.RequestCtx, move bool) {
 	src, _, err := requestPath(ctx)
 	if err != nil {
 		httperr.Write(ctx, err)
+		return
+	}
+	if move && s.foreignDestination(ctx) {
+		fail(ctx, op, shoal.KindBadGateway, "MOVE to another server is not supported: COPY there (a third-party copy), then DELETE here")
 		return
 	}
 	dst, err := parseDestination(ctx.Request.Header.PeekBytes(hdrDestination))

@@ -32,6 +32,7 @@ type putPlan struct {
 	client string          // who asks, for the bound on pending uploads
 	target string          // the data server or gw reserve chose
 	as     urlTag          // who the data server's URL is for
+	method string          // what the URL is signed for: PUT when empty, a pull's tpc.SignedMethod
 }
 
 // planPut checks a PUT's headers against the namespace: the parent must be

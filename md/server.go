@@ -29,6 +29,7 @@ import (
 	"shoal/auth"
 	"shoal/internal/netguard"
 	"shoal/sign"
+	"shoal/tpc"
 	"shoal/wire"
 )
 
@@ -149,6 +150,13 @@ type Options struct {
 	// accepted only from a server whose URL is https and verifies (see
 	// peerCheck). nil: plain http allowed, the system roots for https.
 	PeerTLS *tls.Config
+
+	// TPC makes third-party copies (tpc.go); nil: a COPY naming another
+	// server is refused with 405. LocalURLs are md's own URLs and names
+	// (tpc.ParseEndpoints): a COPY whose Destination names one of them,
+	// or the Host it was sent to, is a plain WebDAV COPY.
+	TPC       *tpc.Client
+	LocalURLs []string
 }
 
 // Server is one md frontend. It is safe for concurrent use.
@@ -163,6 +171,7 @@ type Server struct {
 	replays   *wire.ReplayGuard // nonces of the internal calls already served
 	peers     *peerCheck        // nil without Options.PeerTLS
 	ops       atomic.Int32      // admin jobs being followed
+	local     []tpc.Endpoint    // Options.LocalURLs
 
 	// base is the context of every catalog call. Never the
 	// *fasthttp.RequestCtx: it is recycled after the handler returns, and
@@ -269,6 +278,10 @@ func New(opts Options) (*Server, error) {
 		stop:    make(chan struct{}),
 		replays: wire.NewReplayGuard(),
 		peers:   newPeerCheck(opts.PeerTLS),
+		local:   tpc.ParseEndpoints(opts.LocalURLs),
+	}
+	if opts.TPC != nil {
+		opts.TPC.Guard().SetHosts(s.serverHosts) // copies never reach shoal's own servers
 	}
 	s.prober.TLSConfig = opts.PeerTLS
 	s.base, s.cancel = context.WithCancel(context.Background())

@@ -12,6 +12,7 @@ import (
 	"shoal"
 	"shoal/auth"
 	"shoal/cache"
+	"shoal/tpc"
 )
 
 // CacheCollector writes the catalog cache's counters: lookups per tier
@@ -128,6 +129,26 @@ func AuthCollector(stats func() auth.Stats) Collector {
 				w.Counter("shoal_auth_total", "Authentications by method (bearer, basic, anonymous) and result (ok, invalid credential, denied a method on a path).",
 					float64(s[m][r]), Label{"method", method}, Label{"result", result})
 			}
+		}
+	})
+}
+
+// TPCCollector writes third-party copies (pull and push) by result, the
+// bytes they moved and how long they took.
+func TPCCollector(stats func() tpc.Stats) Collector {
+	return CollectorFunc(func(w *Writer) {
+		s := stats()
+		for d, dir := range tpc.StatDirections {
+			for r, result := range tpc.StatResults {
+				w.Counter("shoal_tpc_transfers_total", "Third-party copies by direction (pull, push) and result (success, failure, cancelled: the client hung up).",
+					float64(s.Transfers[d][r]), Label{"direction", dir}, Label{"result", result})
+			}
+		}
+		for d, dir := range tpc.StatDirections {
+			w.Counter("shoal_tpc_bytes_total", "Bytes third-party copies moved, by direction, whatever their result.", float64(s.Bytes[d]), Label{"direction", dir})
+		}
+		for d, dir := range tpc.StatDirections {
+			w.Histogram("shoal_tpc_duration_seconds", "Duration of third-party copies by direction.", tpc.DurationBuckets, s.Buckets[d], s.Seconds[d], s.Count[d], Label{"direction", dir})
 		}
 	})
 }

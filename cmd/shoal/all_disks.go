@@ -13,6 +13,7 @@ import (
 	"shoal"
 	"shoal/cmd/shoal/config"
 	"shoal/sign"
+	"shoal/tpc"
 )
 
 // One box, several disks: `shoal all --data DIR1,DIR2,DIR3` runs one data
@@ -86,7 +87,7 @@ func nthURL(public string, i int) string {
 
 // startExtraDisks makes the data servers of dirs, each reporting to
 // mdURL, each with its own metrics registry (on its own port).
-func startExtraDisks(c *config.Config, keys *sign.Keys, dirs []string, tlsOf *allTLS, mdURL string, log *slog.Logger) ([]*extraDisk, error) {
+func startExtraDisks(c *config.Config, keys *sign.Keys, dirs []string, tlsOf *allTLS, mdURL string, t *tpc.Client, log *slog.Logger) ([]*extraDisk, error) {
 	var out []*extraDisk
 	fail := func(err error) ([]*extraDisk, error) {
 		for _, d := range out {
@@ -107,7 +108,7 @@ func startExtraDisks(c *config.Config, keys *sign.Keys, dirs []string, tlsOf *al
 		if public == "" {
 			public = tlsOf.disk.url(ln.Addr())
 		}
-		disk, err := newDisk(c, keys, []string{dir}, mdURL, public, tlsOf.toMD, log.With("disk", dir))
+		disk, err := newDisk(c, keys, []string{dir}, mdURL, public, tlsOf.toMD, t, log.With("disk", dir))
 		if err != nil {
 			ln.Close()
 			return fail(err)

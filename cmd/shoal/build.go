@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"log/slog"
+	"net"
 
 	"shoal"
 	"shoal/auth"
@@ -14,6 +15,7 @@ import (
 	"shoal/jobs"
 	"shoal/md"
 	"shoal/sign"
+	"shoal/tpc"
 )
 
 // This file turns a Config into the servers of shoal: the one place where
@@ -38,8 +40,8 @@ func openCatalog(ctx context.Context, c *config.Config, log *slog.Logger) (shoal
 // newMD builds the metadata frontend over cat, enforcing a (see newAuth),
 // logging to log; the jobs created through it poke runner (nil: none in
 // this process); peerTLS is how it reaches data servers (set: the cluster
-// runs TLS, see md.Options.PeerTLS).
-func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Runner, a *auth.Auth, peerTLS *tls.Config, log *slog.Logger) (*md.Server, error) {
+// runs TLS, see md.Options.PeerTLS); t makes its third-party copies.
+func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Runner, a *auth.Auth, peerTLS *tls.Config, t *tpc.Client, mdAddr net.Addr, log *slog.Logger) (*md.Server, error) {
 	inline := int64(c.MD.InlineMax)
 	if inline == 0 {
 		inline = -1 // md: 0 means its default, <0 disables
@@ -84,6 +86,8 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Ru
 		AccessLog: accessLog(c),
 		AuditLog:  log,
 		PeerTLS:   peerTLS,
+		TPC:       t,
+		LocalURLs: localURLs(c, mdAddr),
 	})
 }
 
@@ -130,8 +134,9 @@ func shutdownMD(mds *md.Server, runner *jobs.Runner, shutdown func() error) func
 }
 
 // newDisk builds a data server that reports to mdURL (verified with
-// toMD when https) and tells md that clients reach it at publicURL.
-func newDisk(c *config.Config, keys *sign.Keys, dirs []string, mdURL, publicURL string, toMD *tls.Config, log *slog.Logger) (*diskserver.Server, error) {
+// toMD when https) and tells md that clients reach it at publicURL; t
+// makes the third-party copies md sends it.
+func newDisk(c *config.Config, keys *sign.Keys, dirs []string, mdURL, publicURL string, toMD *tls.Config, t *tpc.Client, log *slog.Logger) (*diskserver.Server, error) {
 	return diskserver.New(diskserver.Options{
 		Net:               c.Net.Guard(),
 		ID:                c.Disk.ID,
@@ -148,6 +153,7 @@ func newDisk(c *config.Config, keys *sign.Keys, dirs []string, mdURL, publicURL 
 		Logger:            log,
 		AccessLog:         accessLog(c),
 		ClientTLS:         toMD,
+		TPC:               t,
 	})
 }
 

@@ -124,7 +124,12 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		diskURL = tlsOf.disk.url(diskLn.Addr())
 	}
 
-	extras, err := startExtraDisks(&c, keys, extraDirs, tlsOf, tlsOf.internal.url(internalLn.Addr()), log)
+	t, err := newTPC(&c, log)
+	if err != nil {
+		closeAll()
+		return err
+	}
+	extras, err := startExtraDisks(&c, keys, extraDirs, tlsOf, tlsOf.internal.url(internalLn.Addr()), t, log)
 	if err != nil {
 		closeAll()
 		return err
@@ -149,7 +154,7 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	reg := newRegistry()
-	reg.Register(metrics.AuthCollector(a.Stats))
+	reg.Register(metrics.AuthCollector(a.Stats), metrics.TPCCollector(t.Stats))
 	observed := observeMD(reg, cat)
 	runner, err := newRunner(&c, observed, keys, tlsOf.peer, log)
 	if err != nil {
@@ -157,14 +162,14 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		closeAll()
 		return err
 	}
-	mds, err := newMD(&c, observed, keys, runner, a, tlsOf.peer, log)
+	mds, err := newMD(&c, observed, keys, runner, a, tlsOf.peer, t, mdLn.Addr(), log)
 	if err != nil {
 		closeRunner(runner)
 		cat.Close()
 		closeAll()
 		return err
 	}
-	disk, err := newDisk(&c, keys, c.Disk.Data, tlsOf.internal.url(internalLn.Addr()), diskURL, tlsOf.toMD, log)
+	disk, err := newDisk(&c, keys, c.Disk.Data, tlsOf.internal.url(internalLn.Addr()), diskURL, tlsOf.toMD, t, log)
 	if err != nil {
 		closeRunner(runner)
 		mds.Close()
@@ -185,7 +190,7 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	}
 	var gwURL, gwID string
 	if withGW {
-		g, public, err := newGW(&c, keys, lns[3], tlsOf.disk, tlsOf.peer, tlsOf.internal.url(internalLn.Addr()), log)
+		g, public, err := newGW(&c, keys, lns[3], tlsOf.disk, tlsOf.peer, tlsOf.internal.url(internalLn.Addr()), t, log)
 		if err != nil {
 			closeRunner(runner)
 			mds.Close()

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"shoal/cmd/shoal/config"
+	"shoal/metrics"
 )
 
 func newDiskCommand() *cobra.Command {
@@ -68,14 +69,21 @@ func runDisk(cmd *cobra.Command, _ []string) error {
 	if public == "" {
 		public = cert.url(ln.Addr())
 	}
-	disk, err := newDisk(&c, keys, c.Disk.Data, c.Disk.MD, public, toMD, log)
+	t, err := newTPC(&c, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	disk, err := newDisk(&c, keys, c.Disk.Data, c.Disk.MD, public, toMD, t, log)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "shoal disk: serving\ndisk %s/\nid   %s\nmd   %s\n%sready\n", public, disk.ID(), c.Disk.MD, tlsSummary("", "", cert.fingerprint()))
 	log.Info("data server ready", "id", disk.ID(), "url", public, "md", c.Disk.MD, "dirs", c.Disk.Data)
-	observed := observeDisk(newRegistry(), disk, c.Net.Guard())
+	reg := newRegistry()
+	reg.Register(metrics.TPCCollector(t.Stats))
+	observed := observeDisk(reg, disk, c.Net.Guard())
 	return runServices(cmd.Context(), log, c.MD.ShutdownTimeout,
 		[]service{{name: "disk", ln: cert.listener(ln), serve: observed.Serve, close: observed.Close}}, nil)
 }

@@ -11,6 +11,7 @@ import (
 	"shoal/cmd/shoal/config"
 	"shoal/gw"
 	"shoal/sign"
+	"shoal/tpc"
 )
 
 func newGWCommand() *cobra.Command {
@@ -63,7 +64,12 @@ func runGW(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	g, public, err := newGW(&c, keys, ln, cert, client, c.GW.MD, log)
+	t, err := newTPC(&c, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	g, public, err := newGW(&c, keys, ln, cert, client, c.GW.MD, t, log)
 	if err != nil {
 		ln.Close()
 		return err
@@ -75,8 +81,9 @@ func runGW(cmd *cobra.Command, _ []string) error {
 }
 
 // newGW builds a gw on ln (served with cert when set) reporting to mdURL;
-// client verifies md and the data servers.
-func newGW(c *config.Config, keys *sign.Keys, ln net.Listener, cert *serverCert, client *tls.Config, mdURL string, log *slog.Logger) (*gw.Server, string, error) {
+// client verifies md and the data servers; t makes the third-party copies
+// md sends it.
+func newGW(c *config.Config, keys *sign.Keys, ln net.Listener, cert *serverCert, client *tls.Config, mdURL string, t *tpc.Client, log *slog.Logger) (*gw.Server, string, error) {
 	public := c.GW.PublicURL
 	if public == "" {
 		public = cert.url(ln.Addr())
@@ -97,6 +104,7 @@ func newGW(c *config.Config, keys *sign.Keys, ln net.Listener, cert *serverCert,
 		Net:               c.Net.Guard(),
 		AccessLog:         withComponent(accessLog(c), "gw"),
 		ClientTLS:         client,
+		TPC:               t,
 	})
 	return g, public, err
 }

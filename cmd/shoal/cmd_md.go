@@ -75,8 +75,14 @@ func runMD(cmd *cobra.Command, _ []string) error {
 		ln.Close()
 		return err
 	}
+	t, err := newTPC(&c, log)
+	if err != nil {
+		cat.Close()
+		ln.Close()
+		return err
+	}
 	reg := newRegistry()
-	reg.Register(metrics.AuthCollector(a.Stats))
+	reg.Register(metrics.AuthCollector(a.Stats), metrics.TPCCollector(t.Stats))
 	observed := observeMD(reg, cat)
 	runner, err := newRunner(&c, observed, keys, peerTLS, log)
 	if err != nil {
@@ -84,7 +90,7 @@ func runMD(cmd *cobra.Command, _ []string) error {
 		ln.Close()
 		return err
 	}
-	mds, err := newMD(&c, observed, keys, runner, a, peerTLS, log)
+	mds, err := newMD(&c, observed, keys, runner, a, peerTLS, t, ln.Addr(), log)
 	if err != nil {
 		closeRunner(runner)
 		cat.Close()

@@ -16,8 +16,9 @@ import (
 	"shoal/internal/netguard"
 )
 
-// Allow lists the methods of /obj/<id>, sent with a 405.
-const Allow = "GET, HEAD, PUT, DELETE"
+// Allow lists the methods of /obj/<id>, sent with a 405 (COPY: a
+// third-party copy md redirected here).
+const Allow = "GET, HEAD, PUT, DELETE, COPY"
 
 // Check validates the object id and the method of a request on
 // /obj/<id> and returns the method. When it returns false it has answered:
@@ -29,13 +30,16 @@ func Check(ctx *fasthttp.RequestCtx, op, id string) (string, bool) {
 	}
 	method := string(ctx.Method())
 	switch method {
-	case fasthttp.MethodGet, fasthttp.MethodHead, fasthttp.MethodPut, fasthttp.MethodDelete:
+	case fasthttp.MethodGet, fasthttp.MethodHead, fasthttp.MethodPut, fasthttp.MethodDelete, MethodCopy:
 		return method, true
 	}
 	httperr.Write(ctx, shoal.Errorf(op, shoal.KindNotAllowed, "%s not allowed on objects", method))
 	ctx.Response.Header.Set("Allow", Allow) // after httperr.Write, which resets the headers
 	return "", false
 }
+
+// MethodCopy is WebDAV's COPY: on an object, a third-party copy.
+const MethodCopy = "COPY"
 
 // QueryGetter reads ctx's query arguments, for sign.Keys.VerifyQuery.
 func QueryGetter(ctx *fasthttp.RequestCtx) func(string) string {

@@ -126,11 +126,7 @@ func DrainBody(ctx *fasthttp.RequestCtx) {
 // what was stored, and the client gets md's own answer (its kind, so its
 // status, and its reason text) or 503.
 func Commit(ctx *fasthttp.RequestCtx, md *wire.Client, op, id string, req wire.CommitRequest, undo func()) {
-	var reply wire.CommitReply
-	status, err := md.Call(wire.PathCommit, req, &reply)
-	if err == nil && status != fasthttp.StatusCreated && status != fasthttp.StatusNoContent {
-		err = shoal.Errorf(op, shoal.KindUnavailable, "md answered the commit with %d", status)
-	}
+	reply, status, err := CommitCall(md, op, req)
 	if err != nil {
 		undo()
 		if status >= 400 {
@@ -157,4 +153,16 @@ func Abort(md *wire.Client, upload string, logf func(msg string, args ...any)) {
 	if _, err := md.Call(wire.PathAbort, wire.AbortRequest{Upload: upload}, nil); err != nil && !shoal.IsKind(err, shoal.KindNotFound) {
 		logf("telling md an upload failed", "upload", upload, "err", err)
 	}
+}
+
+// CommitCall sends a finished upload's commit to md: md's reply and
+// status (201 new, 204 replaced), or md's refusal (its kind and reason)
+// or KindUnavailable. Undoing what was stored is the caller's.
+func CommitCall(md *wire.Client, op string, req wire.CommitRequest) (wire.CommitReply, int, error) {
+	var reply wire.CommitReply
+	status, err := md.Call(wire.PathCommit, req, &reply)
+	if err == nil && status != fasthttp.StatusCreated && status != fasthttp.StatusNoContent {
+		err = shoal.Errorf(op, shoal.KindUnavailable, "md answered the commit with %d", status)
+	}
+	return reply, status, err
 }

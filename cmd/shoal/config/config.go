@@ -41,6 +41,7 @@ type Config struct {
 	Admin           AdminConfig   `mapstructure:"admin" doc:"shoal admin"`
 	Net             NetConfig     `mapstructure:"net" doc:"every listener (md public and internal, disk, gw): timeouts against slow and idle clients, connection caps"`
 	Auth            AuthConfig    `mapstructure:"auth" doc:"identity and access, enforced by md (see README, Security model); nothing set: md on loopback serves anyone everything, elsewhere it refuses to start"`
+	TPC             TPCConfig     `mapstructure:"tpc" doc:"third-party copy (WLCG HTTP-TPC: COPY with Source, or a Destination on another server): md, data servers and gws as the active side"`
 }
 
 type NetConfig struct {
@@ -223,6 +224,7 @@ func Defaults() Config {
 			MaxHeaderBytes:    16 * KiB,
 		},
 		Auth: AuthConfig{KeyRefresh: token.DefaultKeyRefresh},
+		TPC:  TPCDefaults(),
 	}
 }
 
@@ -349,6 +351,9 @@ func (c *Config) Validate() error {
 	if c.Disk.Pool == "" {
 		return fmt.Errorf("disk.pool must not be empty")
 	}
+	if err := c.TPC.validate(); err != nil {
+		return err
+	}
 	return c.Auth.validate()
 }
 
@@ -407,7 +412,7 @@ func httpURL(key, s string) error {
 // normalize makes empty lists nil, so a config read back from a file
 // compares equal to Defaults.
 func (c *Config) normalize() {
-	lists := []*[]string{&c.MD.NoRedirectAgents, &c.Cache.Memcached, &c.Disk.Data, &c.MD.AllowedHosts, &c.Auth.Audiences, &c.All.Data}
+	lists := []*[]string{&c.MD.NoRedirectAgents, &c.Cache.Memcached, &c.Disk.Data, &c.MD.AllowedHosts, &c.Auth.Audiences, &c.All.Data, &c.TPC.Deny, &c.TPC.LocalURLs}
 	for i := range c.Auth.Issuers {
 		lists = append(lists, &c.Auth.Issuers[i].Audiences)
 	}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"log/slog"
+	"net"
+
+	"shoal/cmd/shoal/config"
+	"shoal/tpc"
+)
+
+// newTPC builds the process's third-party copy client from the tpc
+// section: one per process, shared by md and its data server in shoal all.
+func newTPC(c *config.Config, log *slog.Logger) (*tpc.Client, error) {
+	t, err := tpc.New(tpc.Options{
+		CAFiles:          []string{c.TPC.CAFile},
+		CADirs:           []string{c.TPC.CADir},
+		AllowLocal:       c.TPC.AllowLocal,
+		Deny:             c.TPC.Deny,
+		ConnectTimeout:   c.TPC.ConnectTimeout,
+		FirstByteTimeout: c.TPC.FirstByteTimeout,
+		IdleTimeout:      c.TPC.IdleTimeout,
+		MarkerInterval:   c.TPC.MarkerInterval,
+		UserAgent:        "shoal-tpc/" + version,
+		Logger:           log.With("component", "tpc"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if c.TPC.AllowLocal {
+		log.Warn("tpc.allow_local is on: third-party copies may reach loopback, link-local and this host's addresses and shoal's own servers (for tests and labs)")
+	}
+	return t, nil
+}
+
+// localURLs are md's own URLs and names: a COPY whose Destination names
+// one is a plain WebDAV COPY (tpc.IsLocal).
+func localURLs(c *config.Config, mdAddr net.Addr) []string {
+	out := defaultAudiences(mdAddr)
+	out = append(out, c.Auth.Audiences...)
+	out = append(out, c.MD.AllowedHosts...)
+	return append(out, c.TPC.LocalURLs...)
+}

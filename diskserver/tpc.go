@@ -1,0 +1,134 @@
+package diskserver
+
+import (
+	"context"
+	"encoding/hex"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+	"shoal/internal/httperr"
+	"shoal/internal/objhttp"
+	"shoal/sign"
+	"shoal/tpc"
+	"shoal/wire"
+)
+
+// serveTPC answers a third-party COPY md redirected here with a URL
+// signed for it (tpc.SignedMethod): a pull into object id under md's
+// upload reservation, committed through the ordinary commit once the
+// checksums matched; or a push of object id. Refusals before the copy
+// starts (no TPC, a bad signature, a missing object) are plain HTTP
+// errors; after, the 202 stream's failure line.
+func (s *Server) serveTPC(ctx *fasthttp.RequestCtx, id string) {
+	const op = "diskserver.COPY"
+	if s.opts.TPC == nil {
+		httperr.Write(ctx, shoal.Errorf(op, shoal.KindNotAllowed, "third-party copy is not enabled on this data server"))
+		return
+	}
+	req, err := tpc.Parse(tpc.HeadersOf(&ctx.Request.Header), nil)
+	if err == nil && req == nil {
+		err = shoal.Errorf(op, shoal.KindInvalid, "a COPY here needs a Source or Destination URL")
+	}
+	if err != nil {
+		httperr.Write(ctx, err)
+		return
+	}
+	get := objhttp.QueryGetter(ctx)
+	upload, sums := get(sign.ParamUpload), get(tpc.ParamSums)
+	size, err := strconv.ParseInt(get(tpc.ParamSize), 10, 64)
+	if err == nil {
+		err = s.opts.Keys.VerifyQuery(tpc.SignedMethod(req.Mode, req.Remote, size, sums), id, upload, get, time.Now())
+	}
+	if err != nil {
+		httperr.Write(ctx, shoal.Errorf(op, shoal.KindPermission, "this URL is not signed for this copy"))
+		return
+	}
+	if req.Mode == tpc.ModePull {
+		s.tpcPull(ctx, req, id, upload)
+		return
+	}
+	s.tpcPush(ctx, req, id, size, sums)
+}
+
+// tpcPull fetches the source into object id, then commits it to md as
+// the upload's data, as a PUT would.
+func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, req *tpc.Request, id, upload string) {
+	const op = "diskserver.COPY"
+	if upload == "" || s.md == nil {
+		httperr.Write(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no upload to commit to"))
+		return
+	}
+	var info shoal.ObjectInfo
+	var sums shoal.Sums
+	sink := tpc.Sink{
+		Store: func(c context.Context, body io.Reader, size int64) (shoal.Sums, error) {
+			var err error
+			b := &objhttp.Body{R: body, Want: -1, Max: s.opts.MaxBodySize, Op: op}
+			info, sums, err = s.store.CreateSized(c, id, b, size)
+			return sums, err
+		},
+		Commit: func(context.Context) error {
+			commit := wire.CommitRequest{
+				Upload:   upload,
+				Size:     info.Size,
+				Adler32:  wire.FormatAdler32(sums.Adler32),
+				MD5:      hex.EncodeToString(sums.MD5),
+				MTime:    info.ModTime.UnixNano(),
+				Replicas: []wire.Replica{{Server: s.opts.ID, Object: id, Size: info.Size, Sum: sums.Adler32}},
+			}
+			if _, _, err := objhttp.CommitCall(s.md, op, commit); err != nil {
+				s.removeObject(id)
+				return err
+			}
+			return nil
+		},
+		Abort: func() { s.removeObject(id) },
+	}
+	s.opts.TPC.Serve(ctx, tpc.ModePull, req.Remote, func(c context.Context, p *tpc.Progress) error {
+		defer s.active.Begin(upload)() // heartbeats renew the reservation while it lasts
+		return s.opts.TPC.Pull(c, req, sink, p)
+	})
+}
+
+// tpcPush sends object id (size bytes, the catalog's sums) to the
+// destination.
+func (s *Server) tpcPush(ctx *fasthttp.RequestCtx, req *tpc.Request, id string, size int64, sums string) {
+	const op = "diskserver.COPY"
+	want, ok := tpc.ParseSums(sums)
+	if !ok {
+		httperr.Write(ctx, shoal.Errorf(op, shoal.KindInvalid, "bad %s", tpc.ParamSums))
+		return
+	}
+	f, err := s.store.openFile(id)
+	if err != nil {
+		httperr.Write(ctx, err)
+		return
+	}
+	have := f.size
+	f.Close()
+	if have != size {
+		httperr.Write(ctx, shoal.Errorf(op, shoal.KindCorrupt, "object %s has %d bytes, its file %d", id, have, size))
+		return
+	}
+	src := tpc.Source{Size: size, Sums: want, Open: func(context.Context) (io.ReadCloser, error) {
+		f, err := s.store.openFile(id)
+		if err != nil {
+			return nil, err
+		}
+		return f.File, nil
+	}}
+	s.opts.TPC.Serve(ctx, tpc.ModePush, req.Remote, func(c context.Context, p *tpc.Progress) error {
+		return s.opts.TPC.Push(c, req, src, p)
+	})
+}
+
+// removeObject drops an object a copy stored but must not keep.
+func (s *Server) removeObject(id string) {
+	if err := s.store.Remove(context.Background(), id); err != nil && !shoal.IsKind(err, shoal.KindNotFound) {
+		s.log.Error("removing an uncommitted copy", "object", id, "err", err)
+	}
+}

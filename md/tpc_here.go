@@ -1,0 +1,105 @@
+package md
+
+import (
+	"bytes"
+	"context"
+	"io"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+	"shoal/tpc"
+	"shoal/wire"
+)
+
+// md moves the bytes of a third-party copy itself in proxy mode (and for
+// clients auto mode does not redirect), and pushes the files it keeps in
+// the catalog. A pull streams the source into an ordinary proxied upload,
+// which the data server commits when the body ends: tpc.Pull checksums
+// the body on its way and holds back its last byte until the source's
+// digest matched, so a mismatch or a cut source leaves nothing visible.
+
+// pullHere pulls r's source into p's path through a data server.
+func (s *Server) pullHere(ctx *fasthttp.RequestCtx, r *tpc.Request, p *putPlan) {
+	sink := tpc.Sink{Store: func(_ context.Context, body io.Reader, size int64) (shoal.Sums, error) {
+		p.length = size
+		return shoal.Sums{}, s.putTo(p, body)
+	}}
+	s.opts.TPC.Serve(ctx, tpc.ModePull, r.Remote, func(c context.Context, prog *tpc.Progress) error {
+		return s.opts.TPC.Pull(c, r, sink, prog)
+	})
+}
+
+// putTo streams body to a data server (or gw) as p's upload, which it
+// commits once body ended; an error leaves nothing visible.
+func (s *Server) putTo(p *putPlan, body io.Reader) error {
+	u, err := s.reserve(s.base, p)
+	if err != nil {
+		return err
+	}
+	req := fasthttp.AcquireRequest()
+	resp := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI(u)
+	req.Header.SetMethod(fasthttp.MethodPut)
+	req.SetBodyStream(body, int(p.length))
+	if err := s.client.Do(req, resp); err != nil {
+		if unreachable(err) {
+			s.placement.markSuspect(p.target)
+		}
+		return shoal.E("COPY", p.path, shoal.KindUnavailable, err)
+	}
+	if status := resp.StatusCode(); status >= 300 {
+		return wire.ResponseError("COPY", p.path, status, func(k string) string { return string(resp.Header.Peek(k)) }, resp.Body())
+	}
+	return nil
+}
+
+// pushHere pushes file e from here: from the catalog for a file kept
+// there, else read from a data server (or gw) as a proxied GET.
+func (s *Server) pushHere(ctx *fasthttp.RequestCtx, r *tpc.Request, e *shoal.Entry) {
+	as := urlTagOf(ctx)
+	src := tpc.Source{Size: e.Size, Sums: e.Sums, Open: func(context.Context) (io.ReadCloser, error) {
+		if e.Inline != nil || e.Size == 0 {
+			return io.NopCloser(bytes.NewReader(e.Inline)), nil
+		}
+		return s.openFile(e, as)
+	}}
+	s.opts.TPC.Serve(ctx, tpc.ModePush, r.Remote, func(c context.Context, prog *tpc.Progress) error {
+		return s.opts.TPC.Push(c, r, src, prog)
+	})
+}
+
+// openFile reads file e from the first of its servers that answers, as
+// getProxy does.
+func (s *Server) openFile(e *shoal.Entry, as urlTag) (io.ReadCloser, error) {
+	targets, err := s.readTargets(s.base, e, as)
+	if err != nil {
+		return nil, err
+	}
+	req := fasthttp.AcquireRequest()
+	defer fasthttp.ReleaseRequest(req)
+	for _, t := range targets {
+		req.Reset()
+		req.SetRequestURI(t.url)
+		req.Header.SetMethod(fasthttp.MethodGet)
+		resp := fasthttp.AcquireResponse()
+		if err = s.client.Do(req, resp); err != nil {
+			if unreachable(err) {
+				s.placement.markSuspect(t.server)
+			}
+			fasthttp.ReleaseResponse(resp)
+			continue
+		}
+		if status := resp.StatusCode(); status != fasthttp.StatusOK {
+			body, _ := io.ReadAll(io.LimitReader(resp.BodyStream(), 4096))
+			err = wire.ResponseError("COPY", e.Path, status, func(k string) string { return string(resp.Header.Peek(k)) }, body)
+			resp.CloseBodyStream()
+			fasthttp.ReleaseResponse(resp)
+			continue
+		}
+		return &proxiedBody{resp: resp}, nil
+	}
+	return nil, shoal.E("COPY", e.Path, shoal.KindUnavailable, err)
+}

@@ -1,0 +1,188 @@
+package tpc
+
+import (
+	"context"
+	"hash/adler32"
+	"io"
+	"net/http"
+	"strconv"
+
+	"shoal"
+)
+
+// Source is what a push sends: a file of this server.
+type Source struct {
+	Size int64
+	// Sums are the file's checksums as the catalog keeps them: the bytes
+	// sent must match its adler32, and the destination's Digest them.
+	Sums shoal.Sums
+	// Open reads the file from its first byte; it is called again when a
+	// redirect needs the body sent anew.
+	Open func(ctx context.Context) (io.ReadCloser, error)
+}
+
+// Push sends src to r's destination: a PUT with Expect: 100-continue
+// through the guard, following 301, 302, 303, 307 and 308 (the body sent
+// again each time; Authorization and Cookie only to the destination's own
+// host), with If-None-Match: * when r does not overwrite. Then it checks
+// what arrived: the bytes read matched src's adler32 (a bad copy here is
+// never pushed as good), and a HEAD with Want-Digest of the destination
+// agrees on size and checksum — when r asks for verification, a
+// destination that gives no digest fails too. A pushed file that fails a
+// check is DELETEd. A push cut short (the client hung up, a timeout, the
+// destination refused) deletes nothing: a destination keeps the old file
+// of a PUT it did not complete.
+func (c *Client) Push(ctx context.Context, r *Request, src Source, p *Progress) error {
+	ctx, wd, stop := watch(traced(ctx, p), c.opts.IdleTimeout)
+	defer stop()
+	u := r.Remote
+	var sent *counter
+	var sum uint32
+	for hop := 0; ; hop++ {
+		body, err := src.Open(ctx)
+		if err != nil {
+			return failf(shoal.KindOf(err), "reading the file to push: %s", ReasonOf(err))
+		}
+		ad := adler32.New()
+		sent = &counter{r: io.TeeReader(body, ad), p: p, w: wd}
+		req, err := c.newRequest(ctx, http.MethodPut, u.String(), r)
+		if err != nil {
+			body.Close()
+			return failf(shoal.KindInvalid, "destination %s: %v", Redact(u), err)
+		}
+		if u.Hostname() != r.Remote.Hostname() {
+			req.Header.Del("Authorization") // the token is for the destination, not where it sends us
+			req.Header.Del("Cookie")
+		}
+		req.ContentLength = src.Size
+		if src.Size > 0 {
+			req.Body = io.NopCloser(sent)
+			req.Header.Set("Expect", "100-continue")
+		} else {
+			req.Body = http.NoBody
+		}
+		if !r.Overwrite {
+			req.Header.Set("If-None-Match", "*")
+		}
+		wd.arm(true)
+		resp, err := c.noRedirect().Do(req)
+		wd.arm(false)
+		body.Close()
+		if err != nil {
+			return describe(ctx, "destination PUT", u, err)
+		}
+		switch resp.StatusCode {
+		case http.StatusOK, http.StatusCreated, http.StatusNoContent:
+			resp.Body.Close()
+			sum = ad.Sum32()
+		case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+			loc, lerr := resp.Location()
+			drain(resp)
+			if lerr != nil {
+				return failf(shoal.KindUnavailable, "destination PUT %s answered %s without a usable Location", Redact(u), resp.Status)
+			}
+			if hop+1 >= maxRedirects {
+				return failf(shoal.KindUnavailable, "destination PUT %s: more than %d redirects", Redact(r.Remote), maxRedirects)
+			}
+			if loc.Scheme != "http" && loc.Scheme != "https" {
+				return failf(shoal.KindUnavailable, "destination PUT %s redirects to a %q URL", Redact(u), loc.Scheme)
+			}
+			u = loc
+			continue
+		case http.StatusPreconditionFailed:
+			drain(resp)
+			if !r.Overwrite {
+				return failf(shoal.KindPrecondition, "destination %s exists (Overwrite: F)", Redact(r.Remote))
+			}
+			return failf(shoal.KindPrecondition, "destination PUT %s answered %s", Redact(u), resp.Status)
+		default:
+			err := statusFailure("destination PUT", u, resp)
+			resp.Body.Close()
+			return err
+		}
+		break
+	}
+	if sent.n != src.Size || sum != src.Sums.Adler32 {
+		c.remove(ctx, r)
+		return failf(shoal.KindCorrupt, "the file read here (%d bytes, adler32 %08x) does not match its checksum (%d bytes, adler32 %08x): not pushed", sent.n, sum, src.Size, src.Sums.Adler32)
+	}
+	size, d, err := c.headInfo(ctx, r)
+	if err != nil {
+		if !r.Verify {
+			return nil
+		}
+		c.remove(ctx, r)
+		return err
+	}
+	if size >= 0 && size != src.Size {
+		c.remove(ctx, r)
+		return failf(shoal.KindCorrupt, "destination %s has %d bytes after the copy, this file %d", Redact(r.Remote), size, src.Size)
+	}
+	if !d.comparable(src.Sums) {
+		if !r.Verify {
+			return nil
+		}
+		c.remove(ctx, r)
+		return failf(shoal.KindCorrupt, "destination %s gives no adler32 or md5 Digest to verify the copy with (RequireChecksumVerification: false copies without)", Redact(r.Remote))
+	}
+	if m := d.Mismatch(src.Sums); m != "" {
+		c.remove(ctx, r)
+		return failf(shoal.KindCorrupt, "destination %s: %s", Redact(r.Remote), m)
+	}
+	return nil
+}
+
+// headInfo is the size (-1 unknown) and Digest the destination gives
+// for r's remote.
+func (c *Client) headInfo(ctx context.Context, r *Request) (int64, Digest, error) {
+	req, err := c.newRequest(ctx, http.MethodHead, r.Remote.String(), r)
+	if err != nil {
+		return -1, Digest{}, failf(shoal.KindInvalid, "%s: %v", Redact(r.Remote), err)
+	}
+	req.Header.Set("Want-Digest", WantDigest)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return -1, Digest{}, describe(ctx, "destination HEAD", r.Remote, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return -1, Digest{}, statusFailure("destination HEAD", r.Remote, resp)
+	}
+	size := resp.ContentLength
+	if v := resp.Header.Get("Content-Length"); size < 0 && v != "" {
+		size, _ = strconv.ParseInt(v, 10, 64)
+	}
+	d, err := ParseDigest(resp.Header.Get("Digest"))
+	if err != nil {
+		return -1, Digest{}, failf(shoal.KindCorrupt, "destination %s: %v", Redact(r.Remote), err)
+	}
+	return size, d, nil
+}
+
+// remove DELETEs a pushed file that failed its checks (best effort).
+func (c *Client) remove(ctx context.Context, r *Request) {
+	ctx = context.WithoutCancel(ctx)
+	req, err := c.newRequest(ctx, http.MethodDelete, r.Remote.String(), r)
+	if err != nil {
+		return
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.log.Warn("tpc: could not delete a pushed file that failed its check", "remote", Redact(r.Remote), "err", ReasonOf(describe(ctx, "DELETE", r.Remote, err)))
+		return
+	}
+	drain(resp)
+}
+
+// drain reads a little of an answer's body (so the connection may be
+// reused) and closes it.
+func drain(resp *http.Response) {
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+}
+
+// noRedirect is the client of pushes, which follow redirects themselves
+// (Go's client turns a 302 to a PUT into a GET).
+func (c *Client) noRedirect() *http.Client {
+	return c.pushHTTP
+}
