@@ -1,0 +1,262 @@
+package tpc
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"shoal"
+)
+
+// TestPull: the bytes arrive whole, the source's digest (from its GET,
+// else from a HEAD with Want-Digest) is checked before the commit, the
+// transfer headers reach the source as headers of their own, and the
+// token in them reaches no log line.
+func TestPull(t *testing.T) {
+	data := randomBytes(t, 3<<20+17)
+	src := newSource(t, data)
+	c, logs := newTestClient(t, Options{})
+	for _, path := range []string{"/f", "/headdigest"} {
+		f := newFileSink(t)
+		p := &Progress{}
+		r := request(t, ModePull, src.url(path), "TransferHeaderAuthorization", "Bearer SECRET-TOKEN", "TransferHeaderX-Trace", "abc")
+		if err := c.Pull(context.Background(), r, f.sink(), p); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		got, err := os.ReadFile(f.final)
+		if err != nil || !bytes.Equal(got, data) || !f.committed || p.Bytes() != int64(len(data)) {
+			t.Fatalf("%s: %d bytes committed %v, progress %d", path, len(got), f.committed, p.Bytes())
+		}
+		if len(p.Connections()) == 0 || !strings.HasPrefix(p.Connections()[0], "tcp:127.0.0.1:") {
+			t.Errorf("%s: connections %v", path, p.Connections())
+		}
+	}
+	for _, h := range src.seen() {
+		if h.Get("Authorization") != "Bearer SECRET-TOKEN" || h.Get("X-Trace") != "abc" || h.Get("TransferHeaderAuthorization") != "" {
+			t.Fatalf("the source saw %v", h)
+		}
+	}
+	if strings.Contains(logs.String(), "SECRET-TOKEN") {
+		t.Errorf("the token reached the log:\n%s", logs)
+	}
+}
+
+// TestPullFailures: each way a pull can fail ends in a Failure whose
+// reason says what went wrong, and leaves nothing: no commit, no file.
+func TestPullFailures(t *testing.T) {
+	data := randomBytes(t, 1<<20)
+	src := newSource(t, data)
+	c, _ := newTestClient(t, Options{IdleTimeout: 300 * time.Millisecond, FirstByteTimeout: 500 * time.Millisecond})
+	cases := []struct {
+		path   string
+		h      []string
+		kind   shoal.Kind
+		reason string
+	}{
+		{"/404", nil, shoal.KindNotFound, "answered 404 Not Found: no such file"},
+		{"/lie", nil, shoal.KindCorrupt, "adler32 mismatch"},
+		{"/nodigest", nil, shoal.KindCorrupt, "RequireChecksumVerification: false"},
+		{"/cut", nil, shoal.KindUnavailable, "broke off"},
+		{"/stall", nil, shoal.KindTimeout, "idle timeout"},
+		{"/late", nil, shoal.KindUnavailable, "first-byte timeout"},
+		{"/big", nil, shoal.KindInsufficient, "no room"},
+	}
+	for _, tc := range cases {
+		f := newFileSink(t)
+		s := f.sink()
+		if tc.path == "/big" {
+			store := s.Store
+			s.Store = func(ctx context.Context, body io.Reader, size int64) (shoal.Sums, error) {
+				if size > 1<<40 {
+					return shoal.Sums{}, shoal.Errorf("store", shoal.KindInsufficient, "no room for %d bytes", size)
+				}
+				return store(ctx, body, size)
+			}
+		}
+		r := request(t, ModePull, src.url(tc.path), tc.h...)
+		err := c.Pull(context.Background(), r, s, &Progress{})
+		if !shoal.IsKind(err, tc.kind) || !strings.Contains(ReasonOf(err), tc.reason) {
+			t.Errorf("%s: %v (kind %v), want %v naming %q", tc.path, err, shoal.KindOf(err), tc.kind, tc.reason)
+		}
+		if f.committed || len(f.files(t)) != 0 {
+			t.Errorf("%s: committed %v, left %v", tc.path, f.committed, f.files(t))
+		}
+	}
+	// Without verification a source with no digest is copied; a lying one is not.
+	f := newFileSink(t)
+	if err := c.Pull(context.Background(), request(t, ModePull, src.url("/nodigest"), "RequireChecksumVerification", "false"), f.sink(), &Progress{}); err != nil || !f.committed {
+		t.Errorf("no digest, no verification: %v", err)
+	}
+	f = newFileSink(t)
+	if err := c.Pull(context.Background(), request(t, ModePull, src.url("/lie"), "RequireChecksumVerification", "false"), f.sink(), &Progress{}); err == nil || f.committed {
+		t.Errorf("a lying digest without verification: %v", err)
+	}
+	// A cancelled pull (the client hung up) stores nothing.
+	f = newFileSink(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	if err := c.Pull(ctx, request(t, ModePull, src.url("/stall")), f.sink(), &Progress{}); err == nil || f.committed || len(f.files(t)) != 0 {
+		t.Errorf("cancelled: %v, left %v", err, f.files(t))
+	}
+}
+
+// TestPullGuarded: with the guard on, a source on loopback is never
+// contacted, nor is one whose name resolves there.
+func TestPullGuarded(t *testing.T) {
+	src := newSource(t, []byte("secret metadata"))
+	c, _ := newTestClient(t, Options{Deny: []string{}}) // a deny list, so the guard stays on
+	for _, u := range []string{src.url("/f"), strings.Replace(src.url("/f"), "127.0.0.1", "localhost", 1)} {
+		f := newFileSink(t)
+		err := c.Pull(context.Background(), request(t, ModePull, u), f.sink(), &Progress{})
+		if !shoal.IsKind(err, shoal.KindPermission) || !strings.Contains(ReasonOf(err), "loopback") {
+			t.Errorf("%s: %v", u, err)
+		}
+		if _, err := c.Stat(context.Background(), request(t, ModePull, u)); !shoal.IsKind(err, shoal.KindPermission) {
+			t.Errorf("Stat %s: %v", u, err)
+		}
+	}
+	if n := len(src.seen()); n != 0 {
+		t.Errorf("the source got %d requests", n)
+	}
+}
+
+// TestPullHeld: with a Store that commits when its body ends (md's proxy
+// mode), the pull checks the digest before the body's last byte: a
+// mismatch or a cut source breaks the body, a good one passes whole.
+func TestPullHeld(t *testing.T) {
+	data := randomBytes(t, 1<<20+3)
+	src := newSource(t, data)
+	c, _ := newTestClient(t, Options{})
+	for _, tc := range []struct {
+		path string
+		ok   bool
+	}{{"/f", true}, {"/headdigest", true}, {"/lie", false}, {"/cut", false}} {
+		var got []byte
+		var storeErr error
+		sink := Sink{Store: func(_ context.Context, body io.Reader, size int64) (shoal.Sums, error) {
+			got, storeErr = io.ReadAll(body)
+			return shoal.Sums{}, storeErr
+		}}
+		err := c.Pull(context.Background(), request(t, ModePull, src.url(tc.path)), sink, &Progress{})
+		if tc.ok {
+			if err != nil || !bytes.Equal(got, data) {
+				t.Errorf("%s: %v, %d bytes", tc.path, err, len(got))
+			}
+			continue
+		}
+		if err == nil || storeErr == nil || len(got) >= len(data) {
+			t.Errorf("%s: %v; the store read %d of %d bytes and %v", tc.path, err, len(got), len(data), storeErr)
+		}
+	}
+}
+
+// TestPush: through a 302 and a 307 (each answered before the body: the
+// body is sent once, to the final URL), checked by a HEAD with
+// Want-Digest; with Overwrite: F an existing file is not replaced.
+func TestPush(t *testing.T) {
+	data := randomBytes(t, 2<<20+5)
+	d := newDest(t)
+	c, logs := newTestClient(t, Options{})
+	src := Source{Size: int64(len(data)), Sums: sumsOf(data), Open: func(context.Context) (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(data)), nil
+	}}
+	p := &Progress{}
+	for _, path := range []string{"/a", "/redir/b"} {
+		if err := c.Push(context.Background(), request(t, ModePush, d.url(path), "TransferHeaderAuthorization", "Bearer PUSH-TOKEN"), src, p); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if got, _ := d.file(path); !bytes.Equal(got, data) {
+			t.Fatalf("%s: %d bytes stored", path, len(got))
+		}
+	}
+	d.mu.Lock()
+	if d.puts["/redir/b"] != 1 || d.puts["/redir/b?at=hop"] != 1 || d.puts["/redir/b?at=final"] != 1 || d.bodies != 2 {
+		t.Errorf("PUTs along the redirects: %v, bodies read %d", d.puts, d.bodies)
+	}
+	for _, h := range d.headers {
+		if h.Get("Authorization") != "Bearer PUSH-TOKEN" {
+			t.Errorf("the destination saw %v", h)
+		}
+	}
+	d.mu.Unlock()
+	if err := c.Push(context.Background(), request(t, ModePush, d.url("/a"), "Overwrite", "F"), src, p); !shoal.IsKind(err, shoal.KindPrecondition) {
+		t.Errorf("Overwrite: F onto an existing file: %v", err)
+	}
+	if strings.Contains(logs.String(), "PUSH-TOKEN") {
+		t.Errorf("the token reached the log:\n%s", logs)
+	}
+}
+
+// TestPushChecks: a destination whose digest disagrees, or that gives
+// none when verification is asked for, gets its file DELETEd and the
+// push fails; so does a file here whose bytes fail their own checksum.
+// A token is not sent to another host a redirect names.
+func TestPushChecks(t *testing.T) {
+	data := randomBytes(t, 1<<20)
+	d := newDest(t)
+	c, _ := newTestClient(t, Options{})
+	open := func(context.Context) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	good := Source{Size: int64(len(data)), Sums: sumsOf(data), Open: open}
+	for _, tc := range []struct {
+		path   string
+		src    Source
+		h      []string
+		reason string
+	}{
+		{"/lie/f", good, nil, "adler32 mismatch"},
+		{"/nodigest/f", good, nil, "RequireChecksumVerification: false"},
+		{"/corrupt", Source{Size: good.Size, Sums: shoal.Sums{Adler32: 7}, Open: open}, nil, "does not match its checksum"},
+	} {
+		err := c.Push(context.Background(), request(t, ModePush, d.url(tc.path), tc.h...), tc.src, &Progress{})
+		if !shoal.IsKind(err, shoal.KindCorrupt) || !strings.Contains(ReasonOf(err), tc.reason) {
+			t.Errorf("%s: %v", tc.path, err)
+		}
+		if _, ok := d.file(tc.path); ok {
+			t.Errorf("%s: left on the destination", tc.path)
+		}
+	}
+	if err := c.Push(context.Background(), request(t, ModePush, d.url("/nodigest/g"), "RequireChecksumVerification", "false"), good, &Progress{}); err != nil {
+		t.Errorf("no digest, no verification: %v", err)
+	}
+
+	if err := c.Push(context.Background(), request(t, ModePush, d.url("/elsewhere/h"), "TransferHeaderAuthorization", "Bearer T", "RequireChecksumVerification", "false"), good, &Progress{}); err != nil {
+		t.Fatal(err)
+	}
+	d.mu.Lock()
+	last := d.headers[len(d.headers)-2] // the PUT to localhost, before the HEAD
+	d.mu.Unlock()
+	if last.Get("Authorization") != "" {
+		t.Errorf("the token followed a redirect to another host: %v", last)
+	}
+}
+
+// TestTLSRoots: an https peer signed by a private CA is refused until the
+// CA is configured, as a file or as a directory of hashed names.
+func TestTLSRoots(t *testing.T) {
+	srv, caPEM := tlsSource(t, []byte("over tls"))
+	dir := t.TempDir()
+	caFile := filepath.Join(dir, "ca.pem")
+	os.WriteFile(caFile, caPEM, 0o600)
+	hashed := filepath.Join(dir, "certificates")
+	os.Mkdir(hashed, 0o700)
+	os.WriteFile(filepath.Join(hashed, "0a1b2c3d.0"), caPEM, 0o600)
+	for _, tc := range []struct {
+		opts Options
+		ok   bool
+	}{{Options{}, false}, {Options{CAFiles: []string{caFile}}, true}, {Options{CADirs: []string{hashed}}, true}} {
+		c, _ := newTestClient(t, tc.opts)
+		f := newFileSink(t)
+		err := c.Pull(context.Background(), request(t, ModePull, srv+"/f"), f.sink(), &Progress{})
+		if (err == nil) != tc.ok {
+			t.Errorf("%+v: %v", tc.opts, err)
+		}
+	}
+	if _, err := New(Options{CADirs: []string{t.TempDir()}}); err == nil {
+		t.Error("an empty CA directory accepted")
+	}
+}
