@@ -5,10 +5,8 @@ import (
 	"context"
 	"crypto/tls"
 	"io"
-	"log"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"shoal/internal/tpcpeer"
 	"shoal/tlsconf"
 )
 
@@ -35,13 +34,8 @@ func tlsSource(t *testing.T, data []byte) (string, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &source{data: data}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // handshakes refused on purpose
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	return srv.URL, ca.CertPEM
+	s := tpcpeer.NewSourceTLS(t, data, &tls.Config{Certificates: []tls.Certificate{cert}})
+	return s.URL(""), ca.CertPEM
 }
 
 // serveTPC runs a fasthttp server whose every request is answered by

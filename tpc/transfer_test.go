@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"shoal"
+	"shoal/internal/tpcpeer"
 )
 
 // TestPull: the bytes arrive whole, the source's digest (from its GET,
@@ -19,12 +20,12 @@ import (
 // token in them reaches no log line.
 func TestPull(t *testing.T) {
 	data := randomBytes(t, 3<<20+17)
-	src := newSource(t, data)
+	src := tpcpeer.NewSource(t, data)
 	c, logs := newTestClient(t, Options{})
-	for _, path := range []string{"/f", "/headdigest"} {
+	for _, path := range []string{"/f/x", "/headdigest/x"} {
 		f := newFileSink(t)
 		p := &Progress{}
-		r := request(t, ModePull, src.url(path), "TransferHeaderAuthorization", "Bearer SECRET-TOKEN", "TransferHeaderX-Trace", "abc")
+		r := request(t, ModePull, src.URL(path), "TransferHeaderAuthorization", "Bearer SECRET-TOKEN", "TransferHeaderX-Trace", "abc")
 		if err := c.Pull(context.Background(), r, f.sink(), p); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
@@ -36,7 +37,7 @@ func TestPull(t *testing.T) {
 			t.Errorf("%s: connections %v", path, p.Connections())
 		}
 	}
-	for _, h := range src.seen() {
+	for _, h := range src.Seen() {
 		if h.Get("Authorization") != "Bearer SECRET-TOKEN" || h.Get("X-Trace") != "abc" || h.Get("TransferHeaderAuthorization") != "" {
 			t.Fatalf("the source saw %v", h)
 		}
@@ -50,7 +51,7 @@ func TestPull(t *testing.T) {
 // reason says what went wrong, and leaves nothing: no commit, no file.
 func TestPullFailures(t *testing.T) {
 	data := randomBytes(t, 1<<20)
-	src := newSource(t, data)
+	src := tpcpeer.NewSource(t, data)
 	c, _ := newTestClient(t, Options{IdleTimeout: 300 * time.Millisecond, FirstByteTimeout: 500 * time.Millisecond})
 	cases := []struct {
 		path   string
@@ -58,18 +59,18 @@ func TestPullFailures(t *testing.T) {
 		kind   shoal.Kind
 		reason string
 	}{
-		{"/404", nil, shoal.KindNotFound, "answered 404 Not Found: no such file"},
-		{"/lie", nil, shoal.KindCorrupt, "adler32 mismatch"},
-		{"/nodigest", nil, shoal.KindCorrupt, "RequireChecksumVerification: false"},
-		{"/cut", nil, shoal.KindUnavailable, "broke off"},
-		{"/stall", nil, shoal.KindTimeout, "idle timeout"},
-		{"/late", nil, shoal.KindUnavailable, "first-byte timeout"},
-		{"/big", nil, shoal.KindInsufficient, "no room"},
+		{"/404/x", nil, shoal.KindNotFound, "answered 404 Not Found: no such file"},
+		{"/lie/x", nil, shoal.KindCorrupt, "adler32 mismatch"},
+		{"/nodigest/x", nil, shoal.KindCorrupt, "RequireChecksumVerification: false"},
+		{"/cut/x", nil, shoal.KindUnavailable, "broke off"},
+		{"/stall/x", nil, shoal.KindTimeout, "idle timeout"},
+		{"/late/x", nil, shoal.KindUnavailable, "first-byte timeout"},
+		{"/big/x", nil, shoal.KindInsufficient, "no room"},
 	}
 	for _, tc := range cases {
 		f := newFileSink(t)
 		s := f.sink()
-		if tc.path == "/big" {
+		if tc.path == "/big/x" {
 			store := s.Store
 			s.Store = func(ctx context.Context, body io.Reader, size int64) (shoal.Sums, error) {
 				if size > 1<<40 {
@@ -78,7 +79,7 @@ func TestPullFailures(t *testing.T) {
 				return store(ctx, body, size)
 			}
 		}
-		r := request(t, ModePull, src.url(tc.path), tc.h...)
+		r := request(t, ModePull, src.URL(tc.path), tc.h...)
 		err := c.Pull(context.Background(), r, s, &Progress{})
 		if !shoal.IsKind(err, tc.kind) || !strings.Contains(ReasonOf(err), tc.reason) {
 			t.Errorf("%s: %v (kind %v), want %v naming %q", tc.path, err, shoal.KindOf(err), tc.kind, tc.reason)
@@ -89,18 +90,18 @@ func TestPullFailures(t *testing.T) {
 	}
 	// Without verification a source with no digest is copied; a lying one is not.
 	f := newFileSink(t)
-	if err := c.Pull(context.Background(), request(t, ModePull, src.url("/nodigest"), "RequireChecksumVerification", "false"), f.sink(), &Progress{}); err != nil || !f.committed {
+	if err := c.Pull(context.Background(), request(t, ModePull, src.URL("/nodigest/x"), "RequireChecksumVerification", "false"), f.sink(), &Progress{}); err != nil || !f.committed {
 		t.Errorf("no digest, no verification: %v", err)
 	}
 	f = newFileSink(t)
-	if err := c.Pull(context.Background(), request(t, ModePull, src.url("/lie"), "RequireChecksumVerification", "false"), f.sink(), &Progress{}); err == nil || f.committed {
+	if err := c.Pull(context.Background(), request(t, ModePull, src.URL("/lie/x"), "RequireChecksumVerification", "false"), f.sink(), &Progress{}); err == nil || f.committed {
 		t.Errorf("a lying digest without verification: %v", err)
 	}
 	// A cancelled pull (the client hung up) stores nothing.
 	f = newFileSink(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
-	if err := c.Pull(ctx, request(t, ModePull, src.url("/stall")), f.sink(), &Progress{}); err == nil || f.committed || len(f.files(t)) != 0 {
+	if err := c.Pull(ctx, request(t, ModePull, src.URL("/stall/x")), f.sink(), &Progress{}); err == nil || f.committed || len(f.files(t)) != 0 {
 		t.Errorf("cancelled: %v, left %v", err, f.files(t))
 	}
 }
@@ -108,9 +109,9 @@ func TestPullFailures(t *testing.T) {
 // TestPullGuarded: with the guard on, a source on loopback is never
 // contacted, nor is one whose name resolves there.
 func TestPullGuarded(t *testing.T) {
-	src := newSource(t, []byte("secret metadata"))
+	src := tpcpeer.NewSource(t, []byte("secret metadata"))
 	c, _ := newTestClient(t, Options{Deny: []string{}}) // a deny list, so the guard stays on
-	for _, u := range []string{src.url("/f"), strings.Replace(src.url("/f"), "127.0.0.1", "localhost", 1)} {
+	for _, u := range []string{src.URL("/f/x"), strings.Replace(src.URL("/f/x"), "127.0.0.1", "localhost", 1)} {
 		f := newFileSink(t)
 		err := c.Pull(context.Background(), request(t, ModePull, u), f.sink(), &Progress{})
 		if !shoal.IsKind(err, shoal.KindPermission) || !strings.Contains(ReasonOf(err), "loopback") {
@@ -120,7 +121,7 @@ func TestPullGuarded(t *testing.T) {
 			t.Errorf("Stat %s: %v", u, err)
 		}
 	}
-	if n := len(src.seen()); n != 0 {
+	if n := len(src.Seen()); n != 0 {
 		t.Errorf("the source got %d requests", n)
 	}
 }
@@ -130,19 +131,19 @@ func TestPullGuarded(t *testing.T) {
 // mismatch or a cut source breaks the body, a good one passes whole.
 func TestPullHeld(t *testing.T) {
 	data := randomBytes(t, 1<<20+3)
-	src := newSource(t, data)
+	src := tpcpeer.NewSource(t, data)
 	c, _ := newTestClient(t, Options{})
 	for _, tc := range []struct {
 		path string
 		ok   bool
-	}{{"/f", true}, {"/headdigest", true}, {"/lie", false}, {"/cut", false}} {
+	}{{"/f/x", true}, {"/headdigest/x", true}, {"/lie/x", false}, {"/cut/x", false}} {
 		var got []byte
 		var storeErr error
 		sink := Sink{Store: func(_ context.Context, body io.Reader, size int64) (shoal.Sums, error) {
 			got, storeErr = io.ReadAll(body)
 			return shoal.Sums{}, storeErr
 		}}
-		err := c.Pull(context.Background(), request(t, ModePull, src.url(tc.path)), sink, &Progress{})
+		err := c.Pull(context.Background(), request(t, ModePull, src.URL(tc.path)), sink, &Progress{})
 		if tc.ok {
 			if err != nil || !bytes.Equal(got, data) {
 				t.Errorf("%s: %v, %d bytes", tc.path, err, len(got))
@@ -160,31 +161,30 @@ func TestPullHeld(t *testing.T) {
 // Want-Digest; with Overwrite: F an existing file is not replaced.
 func TestPush(t *testing.T) {
 	data := randomBytes(t, 2<<20+5)
-	d := newDest(t)
+	d := tpcpeer.NewDest(t)
 	c, logs := newTestClient(t, Options{})
 	src := Source{Size: int64(len(data)), Sums: sumsOf(data), Open: func(context.Context) (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(data)), nil
 	}}
 	p := &Progress{}
 	for _, path := range []string{"/a", "/redir/b"} {
-		if err := c.Push(context.Background(), request(t, ModePush, d.url(path), "TransferHeaderAuthorization", "Bearer PUSH-TOKEN"), src, p); err != nil {
+		if err := c.Push(context.Background(), request(t, ModePush, d.URL(path), "TransferHeaderAuthorization", "Bearer PUSH-TOKEN"), src, p); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		if got, _ := d.file(path); !bytes.Equal(got, data) {
+		if got, _ := d.File(path); !bytes.Equal(got, data) {
 			t.Fatalf("%s: %d bytes stored", path, len(got))
 		}
 	}
-	d.mu.Lock()
-	if d.puts["/redir/b"] != 1 || d.puts["/redir/b?at=hop"] != 1 || d.puts["/redir/b?at=final"] != 1 || d.bodies != 2 {
-		t.Errorf("PUTs along the redirects: %v, bodies read %d", d.puts, d.bodies)
+	puts, bodies, headers, _ := d.Stats()
+	if puts["/redir/b"] != 1 || puts["/redir/b?at=hop"] != 1 || puts["/redir/b?at=final"] != 1 || bodies != 2 {
+		t.Errorf("PUTs along the redirects: %v, bodies read %d", puts, bodies)
 	}
-	for _, h := range d.headers {
+	for _, h := range headers {
 		if h.Get("Authorization") != "Bearer PUSH-TOKEN" {
 			t.Errorf("the destination saw %v", h)
 		}
 	}
-	d.mu.Unlock()
-	if err := c.Push(context.Background(), request(t, ModePush, d.url("/a"), "Overwrite", "F"), src, p); !shoal.IsKind(err, shoal.KindPrecondition) {
+	if err := c.Push(context.Background(), request(t, ModePush, d.URL("/a"), "Overwrite", "F"), src, p); !shoal.IsKind(err, shoal.KindPrecondition) {
 		t.Errorf("Overwrite: F onto an existing file: %v", err)
 	}
 	if strings.Contains(logs.String(), "PUSH-TOKEN") {
@@ -198,7 +198,7 @@ func TestPush(t *testing.T) {
 // A token is not sent to another host a redirect names.
 func TestPushChecks(t *testing.T) {
 	data := randomBytes(t, 1<<20)
-	d := newDest(t)
+	d := tpcpeer.NewDest(t)
 	c, _ := newTestClient(t, Options{})
 	open := func(context.Context) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 	good := Source{Size: int64(len(data)), Sums: sumsOf(data), Open: open}
@@ -212,24 +212,23 @@ func TestPushChecks(t *testing.T) {
 		{"/nodigest/f", good, nil, "RequireChecksumVerification: false"},
 		{"/corrupt", Source{Size: good.Size, Sums: shoal.Sums{Adler32: 7}, Open: open}, nil, "does not match its checksum"},
 	} {
-		err := c.Push(context.Background(), request(t, ModePush, d.url(tc.path), tc.h...), tc.src, &Progress{})
+		err := c.Push(context.Background(), request(t, ModePush, d.URL(tc.path), tc.h...), tc.src, &Progress{})
 		if !shoal.IsKind(err, shoal.KindCorrupt) || !strings.Contains(ReasonOf(err), tc.reason) {
 			t.Errorf("%s: %v", tc.path, err)
 		}
-		if _, ok := d.file(tc.path); ok {
+		if _, ok := d.File(tc.path); ok {
 			t.Errorf("%s: left on the destination", tc.path)
 		}
 	}
-	if err := c.Push(context.Background(), request(t, ModePush, d.url("/nodigest/g"), "RequireChecksumVerification", "false"), good, &Progress{}); err != nil {
+	if err := c.Push(context.Background(), request(t, ModePush, d.URL("/nodigest/g"), "RequireChecksumVerification", "false"), good, &Progress{}); err != nil {
 		t.Errorf("no digest, no verification: %v", err)
 	}
 
-	if err := c.Push(context.Background(), request(t, ModePush, d.url("/elsewhere/h"), "TransferHeaderAuthorization", "Bearer T", "RequireChecksumVerification", "false"), good, &Progress{}); err != nil {
+	if err := c.Push(context.Background(), request(t, ModePush, d.URL("/elsewhere/h"), "TransferHeaderAuthorization", "Bearer T", "RequireChecksumVerification", "false"), good, &Progress{}); err != nil {
 		t.Fatal(err)
 	}
-	d.mu.Lock()
-	last := d.headers[len(d.headers)-2] // the PUT to localhost, before the HEAD
-	d.mu.Unlock()
+	_, _, headers, _ := d.Stats()
+	last := headers[len(headers)-2] // the PUT to localhost, before the HEAD
 	if last.Get("Authorization") != "" {
 		t.Errorf("the token followed a redirect to another host: %v", last)
 	}
@@ -251,7 +250,7 @@ func TestTLSRoots(t *testing.T) {
 	}{{Options{}, false}, {Options{CAFiles: []string{caFile}}, true}, {Options{CADirs: []string{hashed}}, true}} {
 		c, _ := newTestClient(t, tc.opts)
 		f := newFileSink(t)
-		err := c.Pull(context.Background(), request(t, ModePull, srv+"/f"), f.sink(), &Progress{})
+		err := c.Pull(context.Background(), request(t, ModePull, srv+"/f/x"), f.sink(), &Progress{})
 		if (err == nil) != tc.ok {
 			t.Errorf("%+v: %v", tc.opts, err)
 		}
