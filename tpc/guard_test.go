@@ -25,7 +25,9 @@ func TestGuard(t *testing.T) {
 		}
 		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 	}
-	g.SetHosts(func() []string { return []string{"disk1.internal", "198.51.100.8", "[2001:db8:1::9]", "nowhere.invalid"} })
+	g.SetHosts(func() []string {
+		return []string{"disk1.internal", "198.51.100.8", "[2001:db8:1::9]", "nowhere.invalid"}
+	})
 	own := ""
 	if addrs, err := net.InterfaceAddrs(); err == nil {
 		for _, a := range addrs {
