@@ -226,11 +226,12 @@ func describeRead(err error) string {
 	return err.Error()
 }
 
-// heldReader passes a source body on to a Store that commits when it
-// ends (md's proxy mode): it checksums the bytes on their way and holds
-// back the last one (a body of unknown length: its end) until the check
-// passed, so a mismatch or a cut source breaks the upload before it can
-// commit.
+// heldReader passes a body on to a writer that makes it visible when it
+// ends — a Store that commits by itself (md's proxy mode), a push's PUT —
+// checksumming the bytes on their way (adler32, and md5 when md is set)
+// and holding back the last one (a body of unknown length: its end)
+// until the check passed, so a mismatch or a cut source breaks the
+// upload before it can complete.
 type heldReader struct {
 	r      io.Reader
 	size   int64 // -1: unknown
@@ -296,13 +297,19 @@ func (h *heldReader) Read(b []byte) (int, error) {
 func (h *heldReader) write(b []byte) {
 	h.got += int64(len(b))
 	h.ad.Write(b)
-	h.md.Write(b)
+	if h.md != nil {
+		h.md.Write(b)
+	}
 }
 
 // finish runs the check once the whole body went through the hashes.
 func (h *heldReader) finish() error {
 	h.done = true
-	if err := h.check(shoal.Sums{Adler32: h.ad.Sum32(), MD5: h.md.Sum(nil)}); err != nil {
+	sums := shoal.Sums{Adler32: h.ad.Sum32()}
+	if h.md != nil {
+		sums.MD5 = h.md.Sum(nil)
+	}
+	if err := h.check(sums); err != nil {
 		return h.fail(err)
 	}
 	return nil

@@ -24,12 +24,12 @@ type Source struct {
 // Push sends src to r's destination: a PUT with Expect: 100-continue
 // through the guard, following 301, 302, 303, 307 and 308 (the body sent
 // again each time; Authorization and Cookie only to the destination's own
-// host), with If-None-Match: * when r does not overwrite. Then it checks
-// what arrived: the bytes read matched src's adler32 (a bad copy here is
-// never pushed as good), and a HEAD with Want-Digest of the destination
-// agrees on size and checksum — when r asks for verification, a
-// destination that gives no digest fails too. A pushed file that fails a
-// check is DELETEd. A push cut short (the client hung up, a timeout, the
+// host), with If-None-Match: * when r does not overwrite. The bytes read
+// here must match src's adler32: the last one is held back until they
+// did, so a bad copy here breaks the PUT instead of completing it. Then a
+// HEAD with Want-Digest of the destination must agree on size and
+// checksum — when r asks for verification, a destination that gives no
+// digest fails too. A pushed file that fails that check is DELETEd. A push cut short (the client hung up, a timeout, the
 // destination refused) deletes nothing: a destination keeps the old file
 // of a PUT it did not complete.
 func (c *Client) Push(ctx context.Context, r *Request, src Source, p *Progress) error {
@@ -43,8 +43,14 @@ func (c *Client) Push(ctx context.Context, r *Request, src Source, p *Progress) 
 		if err != nil {
 			return failf(shoal.KindOf(err), "reading the file to push: %s", ReasonOf(err))
 		}
-		ad := adler32.New()
-		sent = &counter{r: io.TeeReader(body, ad), p: p, w: wd}
+		sent = &counter{r: body, p: p, w: wd}
+		held := &heldReader{r: sent, size: src.Size, ad: adler32.New(), check: func(s shoal.Sums) error {
+			sum = s.Adler32
+			if s.Adler32 != src.Sums.Adler32 {
+				return failf(shoal.KindCorrupt, "the file read here (adler32 %08x) does not match its checksum (adler32 %08x): not pushed", s.Adler32, src.Sums.Adler32)
+			}
+			return nil
+		}}
 		req, err := c.newRequest(ctx, http.MethodPut, u.String(), r)
 		if err != nil {
 			body.Close()
@@ -56,7 +62,7 @@ func (c *Client) Push(ctx context.Context, r *Request, src Source, p *Progress) 
 		}
 		req.ContentLength = src.Size
 		if src.Size > 0 {
-			req.Body = io.NopCloser(sent)
+			req.Body = io.NopCloser(held)
 			req.Header.Set("Expect", "100-continue")
 		} else {
 			req.Body = http.NoBody
@@ -69,12 +75,17 @@ func (c *Client) Push(ctx context.Context, r *Request, src Source, p *Progress) 
 		wd.arm(false)
 		body.Close()
 		if err != nil {
+			if held.failed != nil {
+				return held.failed
+			}
 			return describe(ctx, "destination PUT", u, err)
 		}
 		switch resp.StatusCode {
 		case http.StatusOK, http.StatusCreated, http.StatusNoContent:
 			resp.Body.Close()
-			sum = ad.Sum32()
+			if src.Size == 0 {
+				sum = adler32.Checksum(nil)
+			}
 		case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
 			loc, lerr := resp.Location()
 			drain(resp)
