@@ -18,6 +18,7 @@ import (
 	"shoal/catalog"
 	"shoal/diskserver"
 	"shoal/sign"
+	"shoal/tpc"
 )
 
 // env is a whole single-node system on loopback: a SQLite catalog in a
@@ -44,7 +45,11 @@ func newEnv(t *testing.T, mode string, tweak ...func(*Options)) *env {
 		t.Fatal(err)
 	}
 	keys := sign.Random()
-	opts := Options{Catalog: cache.NewCatalog(db, cache.Options{L1: true}), Keys: keys, DataMode: mode}
+	tc, err := tpc.New(tpc.Options{AllowLocal: true, MarkerInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Catalog: cache.NewCatalog(db, cache.Options{L1: true}), Keys: keys, DataMode: mode, TPC: tc}
 	for _, f := range tweak {
 		f(&opts)
 	}
@@ -69,7 +74,7 @@ func newEnv(t *testing.T, mode string, tweak ...func(*Options)) *env {
 	dsLog := slog.New(slog.NewTextHandler(e.dsLogs, nil))
 	ds, err := diskserver.New(diskserver.Options{ID: "ds1", PublicURL: e.dsURL, Dirs: []string{filepath.Join(dir, "disk")},
 		MDURL: e.url, Keys: keys, ReserveBytes: -1, HeartbeatInterval: time.Second, GarbageInterval: 200 * time.Millisecond,
-		Logger: dsLog, AccessLog: dsLog})
+		Logger: dsLog, AccessLog: dsLog, TPC: tc})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,6 +27,7 @@ var rules = []struct {
 	{"shoal/wire/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/..."}},
 	{"shoal/jobs/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw", "shoal/diskserver"}},
 	{"shoal/auth/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/..."}},
+	{"shoal/tpc/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/...", "shoal/jobs/...", "shoal/wire/...", "shoal/sign/..."}},
 }
 
 // matches reports whether package p is named by pattern (see rules).

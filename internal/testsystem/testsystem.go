@@ -24,6 +24,7 @@ import (
 	"shoal/jobs"
 	"shoal/md"
 	"shoal/sign"
+	"shoal/tpc"
 	"shoal/wire"
 )
 
@@ -43,6 +44,9 @@ type Cluster struct {
 	GWURL    string
 	WC       *wire.Client  // signed, to the redirect md
 	TTL      time.Duration // md's ServerTTL (TTL unless a tweak changed it)
+	// TPC is the third-party copy client of md, the data servers and the
+	// gw: loopback allowed (the peers are there), a marker every 50 ms.
+	TPC *tpc.Client
 }
 
 // Disk is one data server of the cluster.
@@ -76,6 +80,11 @@ const (
 func New(t *testing.T, tweak ...func(*md.Options)) *Cluster {
 	t.Helper()
 	c := &Cluster{T: t, Keys: sign.Random(), Disks: map[string]*Disk{}}
+	tc, err := tpc.New(tpc.Options{AllowLocal: true, MarkerInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.TPC = tc
 	db, err := catalog.Open(context.Background(), catalog.Options{DSN: "sqlite:" + filepath.Join(t.TempDir(), "catalog.db")})
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +94,7 @@ func New(t *testing.T, tweak ...func(*md.Options)) *Cluster {
 	t.Cleanup(func() { db.Close() })
 	serve := func(mode string) (*md.Server, string) {
 		opts := md.Options{Catalog: c.Cat, Keys: c.Keys, DataMode: mode, ServerTTL: TTL, URLTTL: URLTTL,
-			AllowPoolProppatch: true, ProgressInterval: 20 * time.Millisecond}
+			AllowPoolProppatch: true, ProgressInterval: 20 * time.Millisecond, TPC: c.TPC}
 		for _, f := range tweak {
 			f(&opts)
 		}
@@ -115,7 +124,7 @@ func New(t *testing.T, tweak ...func(*md.Options)) *Cluster {
 	}
 	c.GWURL = "http://" + ln.Addr().String()
 	g, err := gw.NewServer(gw.ServerOptions{ID: "gw0", PublicURL: c.GWURL, MDURL: c.RURL, Keys: c.Keys,
-		StripeSize: 64 << 10, HeartbeatInterval: Beat, RefreshInterval: 300 * time.Millisecond})
+		StripeSize: 64 << 10, HeartbeatInterval: Beat, RefreshInterval: 300 * time.Millisecond, TPC: c.TPC})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +188,7 @@ func (c *Cluster) Start(id string) {
 	}
 	d.Addr = ln.Addr().String()
 	srv, err := diskserver.New(diskserver.Options{ID: d.ID, Dirs: []string{d.Dir}, Keys: c.Keys, PublicURL: "http://" + d.Addr,
-		MDURL: c.RURL, Pool: d.Pool, HeartbeatInterval: Beat, GarbageInterval: 200 * time.Millisecond, ReserveBytes: -1})
+		MDURL: c.RURL, Pool: d.Pool, HeartbeatInterval: Beat, GarbageInterval: 200 * time.Millisecond, ReserveBytes: -1, TPC: c.TPC})
 	if err != nil {
 		t.Fatal(err)
 	}
