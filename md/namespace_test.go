@@ -59,7 +59,7 @@ func TestMoveCopy(t *testing.T) {
 	e.put("/src/a", []byte("aaa")).want(t, "PUT", 201, "")
 	e.put("/src/big", []byte(strings.Repeat("b", 9000))).want(t, "PUT", 201, "")
 	e.put("/other", []byte("o")).want(t, "PUT", 201, "")
-	dst := func(p string) map[string]string { return map[string]string{"Destination": "http://elsewhere:1" + p} }
+	dst := func(p string) map[string]string { return map[string]string{"Destination": e.url + p} }
 
 	e.do("COPY", "/src", dst("/copy"), nil).want(t, "COPY coll", 201, "")
 	if r := e.get("/copy/big", nil); r.body != strings.Repeat("b", 9000) {
