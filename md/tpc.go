@@ -98,7 +98,7 @@ func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, r *tpc.Request) {
 		size = -1 // a source that answers GET only: its GET tells
 	}
 	p.length = size
-	if !s.redirects(ctx) {
+	if !s.tpcRedirects() {
 		s.pullHere(ctx, r, p)
 		return
 	}
@@ -154,7 +154,7 @@ func (s *Server) tpcPush(ctx *fasthttp.RequestCtx, r *tpc.Request) {
 			return
 		} // otherwise the PUT's If-None-Match: * decides
 	}
-	if e.Inline != nil || e.Size == 0 || !s.redirects(ctx) {
+	if e.Inline != nil || e.Size == 0 || !s.tpcRedirects() {
 		s.pushHere(ctx, r, e)
 		return
 	}
@@ -167,6 +167,13 @@ func (s *Server) tpcPush(ctx *fasthttp.RequestCtx, r *tpc.Request) {
 	ctx.Response.Header.SetBytesKV(hdrLocation, []byte(targets[0].url+"&"+tpc.Query(e.Size, sums)))
 	ctx.SetStatusCode(fasthttp.StatusTemporaryRedirect)
 }
+
+// tpcRedirects reports whether md sends third-party copies to the server
+// that moves the bytes: always but in proxy mode. Not by User-Agent, as
+// GETs in auto mode: the clients of third-party copies (davix, gfal2,
+// FTS, curl -L) follow a COPY's 307, and davix names neon in its
+// User-Agent.
+func (s *Server) tpcRedirects() bool { return s.opts.DataMode != DataProxy }
 
 // tpcAudit is what an audit line of a third-party COPY says of the other
 // side (its URL without the query, where a pre-signed URL keeps its

@@ -12,9 +12,8 @@ import (
 	"shoal/wire"
 )
 
-// md moves the bytes of a third-party copy itself in proxy mode (and for
-// clients auto mode does not redirect), and pushes the files it keeps in
-// the catalog. A pull streams the source into an ordinary proxied upload,
+// md moves the bytes of a third-party copy itself in proxy mode, and
+// pushes the files it keeps in the catalog. A pull streams the source into an ordinary proxied upload,
 // which the data server commits when the body ends: tpc.Pull checksums
 // the body on its way and holds back its last byte until the source's
 // digest matched, so a mismatch or a cut source leaves nothing visible.
