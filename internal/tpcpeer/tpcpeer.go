@@ -49,6 +49,17 @@ type Source struct {
 	mu      sync.Mutex
 	headers []http.Header
 	methods []string
+	digest  string // of Data, once computed
+}
+
+// digestOfData is DigestOf(s.Data), computed once.
+func (s *Source) digestOfData() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.digest == "" {
+		s.digest = DigestOf(s.Data)
+	}
+	return s.digest
 }
 
 // NewSource starts a source of data on loopback, closed when t ends.
@@ -111,10 +122,10 @@ func (s *Source) serve(w http.ResponseWriter, r *http.Request) {
 	if want {
 		switch kind {
 		case "f", "cut", "stall", "late", "slow":
-			w.Header().Set("Digest", DigestOf(s.Data))
+			w.Header().Set("Digest", s.digestOfData())
 		case "headdigest":
 			if r.Method == http.MethodHead {
-				w.Header().Set("Digest", DigestOf(s.Data))
+				w.Header().Set("Digest", s.digestOfData())
 			}
 		case "lie":
 			w.Header().Set("Digest", "adler32=00000001")
