@@ -97,6 +97,10 @@ func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, r *tpc.Request) {
 		}
 		size = -1 // a source that answers GET only: its GET tells
 	}
+	if s.opts.MaxPutBody > 0 && size > s.opts.MaxPutBody {
+		s.opts.TPC.Fail(ctx, tpc.ModePull, r.Remote, shoal.Errorf("COPY", shoal.KindTooLarge, "the source has %d bytes, more than the %d a file may have here", size, s.opts.MaxPutBody))
+		return
+	}
 	p.length = size
 	if !s.tpcRedirects() {
 		s.pullHere(ctx, r, p)

@@ -22,6 +22,14 @@ import (
 func (s *Server) pullHere(ctx *fasthttp.RequestCtx, r *tpc.Request, p *putPlan) {
 	sink := tpc.Sink{Store: func(_ context.Context, body io.Reader, size int64) (shoal.Sums, error) {
 		p.length = size
+		if max := s.opts.MaxPutBody; max > 0 {
+			if size > max {
+				return shoal.Sums{}, shoal.Errorf("COPY", shoal.KindTooLarge, "the source has %d bytes, more than the %d a file may have here", size, max)
+			}
+			if size < 0 {
+				body = &limitedBody{r: body, left: max}
+			}
+		}
 		return shoal.Sums{}, s.putTo(p, body)
 	}}
 	s.opts.TPC.Serve(ctx, tpc.ModePull, r.Remote, func(c context.Context, prog *tpc.Progress) error {
