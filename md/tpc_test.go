@@ -292,3 +292,24 @@ func TestTPCClientGone(t *testing.T) {
 		t.Errorf("objects left:\n%s", s)
 	}
 }
+
+// TestTPCMaxPutBody: a pull of a source larger than md.max_put_body
+// fails before a byte moves, in redirect and proxy mode.
+func TestTPCMaxPutBody(t *testing.T) {
+	src := tpcpeer.NewSource(t, storetest.Data(4, 2<<20))
+	for _, mode := range []string{DataRedirect, DataProxy} {
+		e := newEnv(t, mode, func(o *Options) { o.MaxPutBody = 1 << 20 })
+		status, _, out := e.copyFollow("/big", map[string]string{"Source": src.URL("/f/a")})
+		if status != 202 || out.Success || !strings.Contains(out.Failure, "more than the 1048576") {
+			t.Errorf("%s: %d %+v", mode, status, out)
+		}
+		if st := e.do("HEAD", "/big", nil, nil).status; st != 404 {
+			t.Errorf("%s: HEAD %d", mode, st)
+		}
+	}
+	for _, m := range src.Methods() {
+		if m != "HEAD" {
+			t.Errorf("the source got a %s", m)
+		}
+	}
+}
