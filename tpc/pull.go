@@ -68,8 +68,9 @@ func (c *Client) head(ctx context.Context, r *Request, what string) (int64, erro
 }
 
 // Pull copies the source of r into s: a GET (with Want-Digest) through
-// the guard and the client's timeouts, the body streamed into s.Store
-// while p counts it; then, when the source gave a digest, or when r asks
+// the guard and the client's timeouts — or, with r.Streams > 1 and a
+// source that serves ranges, parallel Range GETs put back in order —,
+// the body streamed into s.Store while p counts it; then, when the source gave a digest, or when r asks
 // for verification (a HEAD with Want-Digest if the GET gave none), the
 // checksums compared; then s.Commit. Any failure — the source's status,
 // a cut body, a timeout, a cancelled ctx (the client hung up), a
@@ -78,26 +79,13 @@ func (c *Client) head(ctx context.Context, r *Request, what string) (int64, erro
 func (c *Client) Pull(ctx context.Context, r *Request, s Sink, p *Progress) error {
 	ctx, wd, stop := watch(traced(ctx, p), c.opts.IdleTimeout)
 	defer stop()
-	req, err := c.newRequest(ctx, http.MethodGet, r.Remote.String(), r)
+	body0, size, digest, err := c.open(ctx, r)
 	if err != nil {
-		return failf(shoal.KindInvalid, "source %s: %v", Redact(r.Remote), err)
+		return err
 	}
-	req.Header.Set("Want-Digest", WantDigest)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return describe(ctx, "source GET", r.Remote, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return statusFailure("source GET", r.Remote, resp)
-	}
-	digest, err := ParseDigest(resp.Header.Get("Digest"))
-	if err != nil {
-		return failf(shoal.KindCorrupt, "source %s: %v", Redact(r.Remote), err)
-	}
-	size := resp.ContentLength
+	defer body0.Close()
 	wd.arm(true)
-	src := &counter{r: resp.Body, p: p, w: wd}
+	src := &counter{r: body0, p: p, w: wd}
 	var body io.Reader = src
 	var held *heldReader
 	if s.Commit == nil {
@@ -121,6 +109,10 @@ func (c *Client) Pull(ctx context.Context, r *Request, s Sink, p *Progress) erro
 		case held != nil && held.failed != nil:
 			return held.failed
 		case src.err != nil && src.err != io.EOF:
+			var f *Failure
+			if errors.As(src.err, &f) {
+				return f // a range's own failure
+			}
 			return failf(shoal.KindUnavailable, "source GET %s: the body broke off after %d bytes: %v", Redact(r.Remote), src.n, describeRead(src.err))
 		}
 		return failf(shoal.KindOf(err), "storing the copy: %s", ReasonOf(err))

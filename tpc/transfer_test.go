@@ -259,3 +259,45 @@ func TestTLSRoots(t *testing.T) {
 		t.Error("an empty CA directory accepted")
 	}
 }
+
+// TestPullStreams: with X-Number-Of-Streams, a source that serves ranges
+// is fetched in parallel Range GETs put back in order (the bytes and the
+// digest as from one GET); a source that does not serves it whole; one
+// that answers the wrong range fails the copy, leaving nothing.
+func TestPullStreams(t *testing.T) {
+	data := randomBytes(t, 5*rangeChunk+12345)
+	src := tpcpeer.NewSource(t, data)
+	c, _ := newTestClient(t, Options{})
+	for _, path := range []string{"/ranges/x", "/f/x"} {
+		f := newFileSink(t)
+		p := &Progress{}
+		before := len(src.Seen())
+		if err := c.Pull(context.Background(), request(t, ModePull, src.URL(path), "X-Number-Of-Streams", "4"), f.sink(), p); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		got, _ := os.ReadFile(f.final)
+		if !bytes.Equal(got, data) || p.Bytes() != int64(len(data)) {
+			t.Fatalf("%s: %d bytes, progress %d", path, len(got), p.Bytes())
+		}
+		ranges := 0
+		for _, h := range src.Seen()[before:] {
+			if h.Get("Range") != "" {
+				ranges++
+			}
+		}
+		if want := map[string]int{"/ranges/x": 6, "/f/x": 1}[path]; ranges != want {
+			t.Errorf("%s: %d Range requests, want %d", path, ranges, want)
+		}
+		if path == "/ranges/x" && src.MaxInFlight() < 2 {
+			t.Errorf("%s: at most %d requests at once", path, src.MaxInFlight())
+		}
+	}
+	f := newFileSink(t)
+	err := c.Pull(context.Background(), request(t, ModePull, src.URL("/rangelie/x"), "X-Number-Of-Streams", "3"), f.sink(), &Progress{})
+	if !shoal.IsKind(err, shoal.KindCorrupt) || !strings.Contains(ReasonOf(err), "Content-Range") || f.committed || len(f.files(t)) != 0 {
+		t.Errorf("a source answering the wrong range: %v, left %v", err, f.files(t))
+	}
+	if parallelism(&Request{Streams: 100}, 1<<40) != maxParallel || parallelism(&Request{Streams: 4}, rangeChunk) != 1 || parallelism(&Request{Streams: 0}, 1<<30) != 1 {
+		t.Error("parallelism")
+	}
+}

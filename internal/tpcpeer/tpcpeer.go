@@ -5,6 +5,7 @@
 package tpcpeer
 
 import (
+	"bytes"
 	"crypto/md5"
 	"crypto/tls"
 	"encoding/base64"
@@ -41,6 +42,8 @@ func DigestOf(b []byte) string {
 //	/late/…      the answer after 2 s
 //	/big/…       a Content-Length of 1 PiB
 //	/404/…       404 with a text reason
+//	/ranges/…    Range requests served (206), Digest given
+//	/rangelie/…  Range requests answered with the wrong range past the first
 type Source struct {
 	Data []byte
 	Rate int64 // of /slow, bytes per second
@@ -50,6 +53,15 @@ type Source struct {
 	headers []http.Header
 	methods []string
 	digest  string // of Data, once computed
+
+	inflight, maxInflight int // requests being served, and the most at once
+}
+
+// MaxInFlight is the most requests the source served at once.
+func (s *Source) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxInflight
 }
 
 // digestOfData is DigestOf(s.Data), computed once.
@@ -102,7 +114,14 @@ func (s *Source) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.headers = append(s.headers, r.Header.Clone())
 	s.methods = append(s.methods, r.Method)
+	s.inflight++
+	s.maxInflight = max(s.maxInflight, s.inflight)
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inflight--
+		s.mu.Unlock()
+	}()
 	kind, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	want := r.Header.Get("Want-Digest") != ""
 	switch kind {
@@ -121,7 +140,7 @@ func (s *Source) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if want {
 		switch kind {
-		case "f", "cut", "stall", "late", "slow":
+		case "f", "cut", "stall", "late", "slow", "ranges", "rangelie":
 			w.Header().Set("Digest", s.digestOfData())
 		case "headdigest":
 			if r.Method == http.MethodHead {
@@ -130,6 +149,16 @@ func (s *Source) serve(w http.ResponseWriter, r *http.Request) {
 		case "lie":
 			w.Header().Set("Digest", "adler32=00000001")
 		}
+	}
+	switch kind {
+	case "rangelie":
+		if rg := r.Header.Get("Range"); rg != "" && !strings.HasPrefix(rg, "bytes=0-") {
+			r.Header.Set("Range", "bytes=0-9")
+		}
+		fallthrough
+	case "ranges":
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(s.Data))
+		return
 	}
 	w.Header().Set("Content-Length", strconv.Itoa(len(s.Data)))
 	if r.Method == http.MethodHead {
