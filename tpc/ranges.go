@@ -43,9 +43,9 @@ type ranged struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	c      *Client
-	r    *Request
-	size int64
-	n    int
+	r      *Request
+	size   int64
+	n      int
 
 	results []chan chunkResult
 	sem     chan struct{} // a token per range fetched and not yet consumed
