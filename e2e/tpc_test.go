@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -426,5 +427,69 @@ func TestTPCFailures(t *testing.T) {
 	}
 	if !regexp.MustCompile(`result=cancelled`).MatchString(n.stderr.String()) {
 		t.Error("no cancelled transfer logged")
+	}
+}
+
+// TestTPCTLS: two `shoal all --tls`, each with its own private CA. B
+// trusts A's CA for copies (tpc.ca_file): davix-cp (trusting B's CA
+// only) has B pull from A and push to A over https, bytes and digests
+// equal. A, which does not trust B's CA, cannot pull from B: the failure
+// line says why, nothing appears.
+func TestTPCTLS(t *testing.T) {
+	davixCp := need(t, "davix-cp")
+	a := startTLS(t, "", "SHOAL_TPC_ALLOW_LOCAL=true")
+	b := startTLS(t, "", "SHOAL_TPC_ALLOW_LOCAL=true", "SHOAL_TPC_CA_FILE="+a.ca)
+	dir := t.TempDir()
+	_, data := randomFile(t, dir, "f", 2<<20+5)
+	trustA := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: caPool(t, a.ca)}}}
+	trustB := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: caPool(t, b.ca)}}}
+	do := func(c *http.Client, method, u string, body []byte, hdr ...string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, u, bytes.NewReader(body))
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, u, err)
+		}
+		return resp
+	}
+	resp := do(trustA, "PUT", a.URL+"/f", data)
+	resp.Body.Close()
+	if resp.StatusCode != 201 {
+		t.Fatalf("PUT on A: %d", resp.StatusCode)
+	}
+	capathB := []string{"--capath", b.capath}
+	if out, code := run(t, dir, noSystemCA, davixCp, append(capathB, "--copy-mode", "pull", a.URL+"/f", b.URL+"/pulled")...); code != 0 {
+		t.Fatalf("B pulls from A over https: exit %d\n%s", code, out)
+	}
+	if out, code := run(t, dir, noSystemCA, davixCp, append(capathB, "--copy-mode", "push", b.URL+"/pulled", a.URL+"/pushed")...); code != 0 {
+		t.Fatalf("B pushes to A over https: exit %d\n%s", code, out)
+	}
+	for _, c := range []struct {
+		client *http.Client
+		u      string
+	}{{trustB, b.URL + "/pulled"}, {trustA, a.URL + "/pushed"}} {
+		resp := do(c.client, "GET", c.u, nil)
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !bytes.Equal(got, data) {
+			t.Fatalf("GET %s: %d, %d bytes", c.u, resp.StatusCode, len(got))
+		}
+		head := do(c.client, "HEAD", c.u, nil, "Want-Digest", "adler32,md5")
+		head.Body.Close()
+		if head.Header.Get("Digest") != tpcpeer.DigestOf(data) {
+			t.Errorf("%s: Digest %q", c.u, head.Header.Get("Digest"))
+		}
+	}
+	resp = do(trustA, "COPY", a.URL+"/from-b", nil, "Source", b.URL+"/pulled")
+	defer resp.Body.Close()
+	out, err := tpc.ReadStream(resp.Body, nil)
+	if resp.StatusCode != 202 || err != nil || out.Success || !strings.Contains(out.Failure, "certificate") {
+		t.Errorf("A pulling from B, whose CA it does not trust: %d %+v %v", resp.StatusCode, out, err)
+	}
+	if r := do(trustA, "HEAD", a.URL+"/from-b", nil); r.StatusCode != 404 {
+		t.Errorf("HEAD after the refused pull: %d", r.StatusCode)
 	}
 }

@@ -124,7 +124,7 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		diskURL = tlsOf.disk.url(diskLn.Addr())
 	}
 
-	t, err := newTPC(&c, log)
+	t, err := newTPC(&c, tlsOf.caFile, log)
 	if err != nil {
 		closeAll()
 		return err

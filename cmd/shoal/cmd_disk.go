@@ -69,7 +69,7 @@ func runDisk(cmd *cobra.Command, _ []string) error {
 	if public == "" {
 		public = cert.url(ln.Addr())
 	}
-	t, err := newTPC(&c, log)
+	t, err := newTPC(&c, c.TLS.CAFile, log)
 	if err != nil {
 		ln.Close()
 		return err

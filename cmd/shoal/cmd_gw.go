@@ -64,7 +64,7 @@ func runGW(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	t, err := newTPC(&c, log)
+	t, err := newTPC(&c, c.TLS.CAFile, log)
 	if err != nil {
 		ln.Close()
 		return err

@@ -75,7 +75,7 @@ func runMD(cmd *cobra.Command, _ []string) error {
 		ln.Close()
 		return err
 	}
-	t, err := newTPC(&c, log)
+	t, err := newTPC(&c, c.TLS.CAFile, log)
 	if err != nil {
 		cat.Close()
 		ln.Close()

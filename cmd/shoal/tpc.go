@@ -9,10 +9,14 @@ import (
 )
 
 // newTPC builds the process's third-party copy client from the tpc
-// section: one per process, shared by md and its data server in shoal all.
-func newTPC(c *config.Config, log *slog.Logger) (*tpc.Client, error) {
+// section: one per process, shared by md and its data server in shoal
+// all. Its https peers are verified against the system's roots, the
+// cluster's CA (clusterCA: tls.ca_file, or shoal all's private CA) and
+// tpc.ca_file and tpc.ca_dir, at tls.min_version at least.
+func newTPC(c *config.Config, clusterCA string, log *slog.Logger) (*tpc.Client, error) {
 	t, err := tpc.New(tpc.Options{
-		CAFiles:          []string{c.TPC.CAFile},
+		MinTLS:           minTLSVersion(c),
+		CAFiles:          []string{clusterCA, c.TPC.CAFile},
 		CADirs:           []string{c.TPC.CADir},
 		AllowLocal:       c.TPC.AllowLocal,
 		Deny:             c.TPC.Deny,
