@@ -91,11 +91,11 @@ func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, r *tpc.Request) {
 	}
 	size, err := s.opts.TPC.Stat(s.base, r)
 	if err != nil {
-		if k := shoal.KindOf(err); k == shoal.KindPermission || k == shoal.KindNotFound {
+		if tpc.Refused(err) || shoal.IsKind(err, shoal.KindNotFound) {
 			s.opts.TPC.Fail(ctx, tpc.ModePull, r.Remote, err)
 			return
 		}
-		size = -1 // a source that answers GET only: its GET tells
+		size = -1 // a source that answers GET only (a URL pre-signed for GET): its GET tells
 	}
 	if s.opts.MaxPutBody > 0 && size > s.opts.MaxPutBody {
 		s.opts.TPC.Fail(ctx, tpc.ModePull, r.Remote, shoal.Errorf("COPY", shoal.KindTooLarge, "the source has %d bytes, more than the %d a file may have here", size, s.opts.MaxPutBody))
@@ -153,7 +153,7 @@ func (s *Server) tpcPush(ctx *fasthttp.RequestCtx, r *tpc.Request) {
 		case exists:
 			fail(ctx, "COPY", shoal.KindPrecondition, "destination exists (Overwrite: F)")
 			return
-		case shoal.IsKind(err, shoal.KindPermission):
+		case tpc.Refused(err):
 			s.opts.TPC.Fail(ctx, tpc.ModePush, r.Remote, err)
 			return
 		} // otherwise the PUT's If-None-Match: * decides

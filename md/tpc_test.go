@@ -79,6 +79,15 @@ func TestTPCPull(t *testing.T) {
 			t.Errorf("the source saw Authorization %q", h.Get("Authorization"))
 		}
 	}
+	// A source that refuses HEAD (a URL pre-signed for GET): md cannot
+	// learn the size, reserves as for a chunked PUT, and the GET decides.
+	status, loc, out = e.copyFollow("/d/presigned", map[string]string{"Source": src.URL("/getonly/a")})
+	if status != 307 || !strings.Contains(loc, "tpc_size=-1") || !out.Success {
+		t.Fatalf("a source refusing HEAD: %d %s %+v", status, loc, out)
+	}
+	if r := e.get("/d/presigned", nil); r.body != string(data) {
+		t.Fatalf("GET: %d bytes", len(r.body))
+	}
 
 	seen := len(src.Seen())
 	before := e.snapshot()

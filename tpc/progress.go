@@ -158,7 +158,7 @@ func describe(ctx context.Context, what string, u *url.URL, err error) error {
 	}
 	var se *shoal.Error
 	if errors.As(err, &se) && se.Kind == shoal.KindPermission {
-		return failf(shoal.KindPermission, "%s %s: %s", what, Redact(u), se.Err)
+		return &Failure{Kind: shoal.KindPermission, Refused: true, Reason: fmt.Sprintf("%s %s: %s", what, Redact(u), se.Err)}
 	}
 	msg := err.Error()
 	switch {
@@ -174,6 +174,16 @@ func describe(ctx context.Context, what string, u *url.URL, err error) error {
 type Failure struct {
 	Kind   shoal.Kind
 	Reason string
+	// Refused: the guard refused the connection (not the peer its request).
+	Refused bool
+}
+
+// Refused reports whether err is the guard refusing a connection: md
+// fails such a copy at once, where a peer refusing a HEAD (a pre-signed
+// URL made for GET) leaves the GET to decide.
+func Refused(err error) bool {
+	var f *Failure
+	return errors.As(err, &f) && f.Refused
 }
 
 func (f *Failure) Error() string { return f.Reason }

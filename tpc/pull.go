@@ -62,7 +62,7 @@ func (c *Client) head(ctx context.Context, r *Request, what string) (int64, erro
 	}
 	resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return -1, statusFailure(what, r.Remote, resp)
+		return -1, statusFailure(what, resp)
 	}
 	return resp.ContentLength, nil
 }
@@ -170,7 +170,7 @@ func (c *Client) headDigest(ctx context.Context, r *Request, u string) (Digest, 
 	}
 	resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return Digest{}, statusFailure("HEAD for the Digest of", req.URL, resp)
+		return Digest{}, statusFailure("HEAD for the Digest of", resp)
 	}
 	d, err := ParseDigest(resp.Header.Get("Digest"))
 	if err != nil {
@@ -181,7 +181,7 @@ func (c *Client) headDigest(ctx context.Context, r *Request, u string) (Digest, 
 
 // statusFailure is the failure of a request the peer answered with an
 // unexpected status: the status and the first line of its text, if any.
-func statusFailure(what string, u interface{ String() string }, resp *http.Response) error {
+func statusFailure(what string, resp *http.Response) error {
 	kind := shoal.KindUnavailable
 	switch resp.StatusCode {
 	case http.StatusNotFound, http.StatusGone:

@@ -107,7 +107,7 @@ func (c *Client) Push(ctx context.Context, r *Request, src Source, p *Progress) 
 			}
 			return failf(shoal.KindPrecondition, "destination PUT %s answered %s", Redact(u), resp.Status)
 		default:
-			err := statusFailure("destination PUT", u, resp)
+			err := statusFailure("destination PUT", resp)
 			resp.Body.Close()
 			return err
 		}
@@ -157,7 +157,7 @@ func (c *Client) headInfo(ctx context.Context, r *Request) (int64, Digest, error
 	}
 	resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return -1, Digest{}, statusFailure("destination HEAD", r.Remote, resp)
+		return -1, Digest{}, statusFailure("destination HEAD", resp)
 	}
 	size := resp.ContentLength
 	if v := resp.Header.Get("Content-Length"); size < 0 && v != "" {

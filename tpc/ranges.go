@@ -113,7 +113,7 @@ func (c *Client) open(ctx context.Context, r *Request) (io.ReadCloser, int64, Di
 		fallthrough
 	default:
 		defer resp.Body.Close()
-		return nil, -1, Digest{}, statusFailure("source GET", r.Remote, resp)
+		return nil, -1, Digest{}, statusFailure("source GET", resp)
 	}
 	defer resp.Body.Close()
 	from, to, size, ok := parseContentRange(resp.Header.Get("Content-Range"))
@@ -179,7 +179,7 @@ func (c *Client) getRange(ctx context.Context, r *Request, from, to, size int64)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusPartialContent {
-		return nil, statusFailure("source GET of a range of", r.Remote, resp)
+		return nil, statusFailure("source GET of a range of", resp)
 	}
 	if f, t, total, ok := parseContentRange(resp.Header.Get("Content-Range")); !ok || f != from || t != to || total != size {
 		return nil, failf(shoal.KindCorrupt, "source %s answered bytes %d-%d with Content-Range %q", Redact(r.Remote), from, to, clip(resp.Header.Get("Content-Range")))

@@ -42,6 +42,7 @@ func DigestOf(b []byte) string {
 //	/late/…      the answer after 2 s
 //	/big/…       a Content-Length of 1 PiB
 //	/404/…       404 with a text reason
+//	/getonly/…   HEAD refused with 403 (a URL pre-signed for GET), Digest on GET
 //	/ranges/…    Range requests served (206), Digest given
 //	/rangelie/…  Range requests answered with the wrong range past the first
 type Source struct {
@@ -130,6 +131,11 @@ func (s *Source) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	case "late":
 		time.Sleep(2 * time.Second)
+	case "getonly":
+		if r.Method == http.MethodHead {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
 	case "big":
 		w.Header().Set("Content-Length", strconv.FormatInt(1<<50, 10))
 		w.WriteHeader(http.StatusOK)
@@ -140,7 +146,7 @@ func (s *Source) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if want {
 		switch kind {
-		case "f", "cut", "stall", "late", "slow", "ranges", "rangelie":
+		case "f", "cut", "stall", "late", "slow", "ranges", "rangelie", "getonly":
 			w.Header().Set("Digest", s.digestOfData())
 		case "headdigest":
 			if r.Method == http.MethodHead {
