@@ -48,15 +48,16 @@ func (s *Server) serveTPC(ctx *fasthttp.RequestCtx, id string) {
 		return
 	}
 	if req.Mode == tpc.ModePull {
-		s.tpcPull(ctx, req, id, upload)
+		s.tpcPull(ctx, req, id, upload, size)
 		return
 	}
 	s.tpcPush(ctx, req, id, size, sums)
 }
 
 // tpcPull fetches the source into object id, then commits it to md as
-// the upload's data, as a PUT would.
-func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, req *tpc.Request, id, upload string) {
+// the upload's data, as a PUT would. reserved is what md reserved from
+// the source's size (-1: unknown): a source that sends more fails.
+func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, req *tpc.Request, id, upload string, reserved int64) {
 	const op = "diskserver.COPY"
 	if upload == "" || s.md == nil {
 		httperr.Write(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no upload to commit to"))
@@ -66,8 +67,11 @@ func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, req *tpc.Request, id, upload 
 	var sums shoal.Sums
 	sink := tpc.Sink{
 		Store: func(c context.Context, body io.Reader, size int64) (shoal.Sums, error) {
+			b := &objhttp.Body{R: body, Want: -1, Max: tpc.Limit(s.opts.MaxBodySize, reserved), Op: op}
+			if size > b.Max {
+				return shoal.Sums{}, shoal.Errorf(op, shoal.KindTooLarge, "the source has %d bytes, more than the %d reserved for it", size, b.Max)
+			}
 			var err error
-			b := &objhttp.Body{R: body, Want: -1, Max: s.opts.MaxBodySize, Op: op}
 			info, sums, err = s.store.CreateSized(c, id, b, size)
 			return sums, err
 		},

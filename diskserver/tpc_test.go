@@ -118,6 +118,16 @@ func TestTPCPull(t *testing.T) {
 		t.Errorf("temp files left: %v", left)
 	}
 
+	// A source larger than md reserved (its HEAD said less) fails.
+	const id4 = "6123456789abcdef0123456789abcdef"
+	_, out, _ = copyTo(t, tpcURL(ts, tpc.ModePull, src.URL("/f/x"), id4, "up-4", 1000, ""), "Source", src.URL("/f/x"))
+	if out.Success || !strings.Contains(out.Failure, "more than the 1000 reserved") {
+		t.Fatalf("a source larger than reserved: %+v", out)
+	}
+	if st, _, _ := do(t, "GET", ts.signed("GET", id4, ""), nil, nil); st != 404 {
+		t.Errorf("the oversized source's object: %d", st)
+	}
+
 	// md refusing the commit (the target appeared, Overwrite: F) removes the object.
 	md.setCommit(412, "exists")
 	const id3 = "2123456789abcdef0123456789abcdef"

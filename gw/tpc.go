@@ -59,7 +59,7 @@ func (s *Server) serveTPC(ctx *fasthttp.RequestCtx, id string) {
 		return
 	}
 	if req.Mode == tpc.ModePull {
-		s.tpcPull(ctx, req, store, id, greq)
+		s.tpcPull(ctx, req, store, id, greq, size)
 		return
 	}
 	want, ok := tpc.ParseSums(sums)
@@ -84,8 +84,9 @@ func (s *Server) serveTPC(ctx *fasthttp.RequestCtx, id string) {
 }
 
 // tpcPull writes the source as a PUT of the upload would, then commits
-// one replica row per copy or shard.
-func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, req *tpc.Request, store ec.LayoutStore, id string, greq wire.GatewayRequest) {
+// one replica row per copy or shard. reserved is what md reserved from
+// the source's size (-1: unknown): a source that sends more fails.
+func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, req *tpc.Request, store ec.LayoutStore, id string, greq wire.GatewayRequest, reserved int64) {
 	const op = "gw.COPY"
 	if greq.Upload == "" || s.md == nil {
 		httperr.Write(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no upload to commit to"))
@@ -98,9 +99,13 @@ func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, req *tpc.Request, store ec.La
 		}
 	}
 	sink := tpc.Sink{
-		Store: func(c context.Context, body io.Reader, _ int64) (shoal.Sums, error) {
+		Store: func(c context.Context, body io.Reader, size int64) (shoal.Sums, error) {
+			max := tpc.Limit(s.opts.MaxBodySize, reserved)
+			if size > max {
+				return shoal.Sums{}, shoal.Errorf(op, shoal.KindTooLarge, "the source has %d bytes, more than the %d reserved for it", size, max)
+			}
 			var err error
-			w, err = store.CreateShards(c, id, &objhttp.Body{R: body, Want: -1, Max: s.opts.MaxBodySize, Op: op})
+			w, err = store.CreateShards(c, id, &objhttp.Body{R: body, Want: -1, Max: max, Op: op})
 			if err != nil {
 				return shoal.Sums{}, err
 			}

@@ -68,3 +68,12 @@ func ParseSums(v string) (shoal.Sums, bool) {
 	}
 	return s, true
 }
+
+// Limit is the most a pull may write: the server's own limit, and what
+// md reserved (ParamSize) when it knew the source's size.
+func Limit(max, reserved int64) int64 {
+	if reserved >= 0 {
+		return min(max, reserved)
+	}
+	return max
+}
