@@ -67,10 +67,18 @@ func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, req *tpc.Request, id, upload 
 	var sums shoal.Sums
 	sink := tpc.Sink{
 		Store: func(c context.Context, body io.Reader, size int64) (shoal.Sums, error) {
-			b := &objhttp.Body{R: body, Want: -1, Max: tpc.Limit(s.opts.MaxBodySize, reserved), Op: op}
-			if size > b.Max {
-				return shoal.Sums{}, shoal.Errorf(op, shoal.KindTooLarge, "the source has %d bytes, more than the %d reserved for it", size, b.Max)
+			switch {
+			case reserved >= 0 && size > reserved:
+				return shoal.Sums{}, shoal.Errorf(op, shoal.KindTooLarge, "the source has %d bytes, more than the %d reserved for it", size, reserved)
+			case size > 0:
+				if _, err := s.store.pickDisk(size); err != nil {
+					return shoal.Sums{}, err // no room: said before a byte moves
+				}
+				if size > s.opts.MaxBodySize {
+					return shoal.Sums{}, shoal.Errorf(op, shoal.KindTooLarge, "the source has %d bytes, more than the %d a file may have here", size, s.opts.MaxBodySize)
+				}
 			}
+			b := &objhttp.Body{R: body, Want: -1, Max: tpc.Limit(s.opts.MaxBodySize, reserved), Op: op}
 			var err error
 			info, sums, err = s.store.CreateSized(c, id, b, size)
 			return sums, err

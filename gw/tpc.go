@@ -100,10 +100,13 @@ func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, req *tpc.Request, store ec.La
 	}
 	sink := tpc.Sink{
 		Store: func(c context.Context, body io.Reader, size int64) (shoal.Sums, error) {
-			max := tpc.Limit(s.opts.MaxBodySize, reserved)
-			if size > max {
-				return shoal.Sums{}, shoal.Errorf(op, shoal.KindTooLarge, "the source has %d bytes, more than the %d reserved for it", size, max)
+			switch {
+			case reserved >= 0 && size > reserved:
+				return shoal.Sums{}, shoal.Errorf(op, shoal.KindTooLarge, "the source has %d bytes, more than the %d reserved for it", size, reserved)
+			case size > s.opts.MaxBodySize:
+				return shoal.Sums{}, shoal.Errorf(op, shoal.KindTooLarge, "the source has %d bytes, more than the %d a file may have here", size, s.opts.MaxBodySize)
 			}
+			max := tpc.Limit(s.opts.MaxBodySize, reserved)
 			var err error
 			w, err = store.CreateShards(c, id, &objhttp.Body{R: body, Want: -1, Max: max, Op: op})
 			if err != nil {
