@@ -20,8 +20,8 @@ import (
 // as a GET would.
 func TestTPCCluster(t *testing.T) {
 	c := testsystem.New(t)
-	c.AddDisks("r2", 2)
-	c.AddDisks("ec", 6)
+	c.AddDisks("r2", 3) // a spare each: a server slow to heartbeat (under emulation) leaves enough
+	c.AddDisks("ec", 7)
 	c.Pool("r2", "replica:2", "/r2")
 	c.Pool("ec", "ec:4+2", "/ec")
 	data := storetest.Data(5, 1<<20+4321)
