@@ -27,13 +27,15 @@ func ErrorKind(status int, header func(string) string) shoal.Kind {
 
 // KindForStatus guesses the kind of an answer that does not say it: the
 // first kind whose status it is (KindOther for a 500), else
-// KindUnavailable for a 5xx and KindInvalid for anything else.
+// KindUnavailable for a 5xx and KindInvalid for anything else. A bare 502
+// is a proxy's (shoal's own 502, a MOVE to another server, says its
+// kind): unavailable, to retry.
 func KindForStatus(status int) shoal.Kind {
 	for k := shoal.KindOther; ; k++ {
 		if _, ok := shoal.ParseKind(k.String()); !ok {
 			break
 		}
-		if k.Status() == status {
+		if k.Status() == status && k != shoal.KindBadGateway {
 			return k
 		}
 	}
