@@ -5,8 +5,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"shoal/internal/testcluster"
+	"shoal/md"
 	"shoal/internal/testsystem"
 	"shoal/internal/tpcpeer"
 	"shoal/storetest"
@@ -19,7 +21,10 @@ import (
 // committed once the source's digest matched — and a push reads the file
 // as a GET would.
 func TestTPCCluster(t *testing.T) {
-	c := testsystem.New(t)
+	// No failover here: a long server TTL and no probes, so that a
+	// heartbeat late under -race on a loaded box does not make a server
+	// look dead.
+	c := testsystem.New(t, func(o *md.Options) { o.ServerTTL, o.ProbeInterval = 10*time.Second, -1 })
 	c.AddDisks("r2", 3) // a spare each: a server slow to heartbeat (under emulation) leaves enough
 	c.AddDisks("ec", 7)
 	c.Pool("r2", "replica:2", "/r2")
