@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"shoal/internal/testcluster"
-	"shoal/md"
 	"shoal/internal/testsystem"
 	"shoal/internal/tpcpeer"
+	"shoal/md"
 	"shoal/storetest"
 	"shoal/tpc"
 )
