@@ -25,6 +25,7 @@ type mdPeer struct {
 	heartbeats   []wire.Heartbeat
 	garbage      []wire.GarbageItem // due garbage, handed out until acknowledged
 	acked        []int64
+	aborts       []string // uploads a data server said failed
 	badSigs      int
 }
 
@@ -69,6 +70,11 @@ func startMD(t *testing.T, keys *sign.Keys) *mdPeer {
 			json.Unmarshal(ctx.Request.Body(), &hb)
 			p.heartbeats = append(p.heartbeats, hb)
 			ctx.SetStatusCode(204)
+		case wire.PathAbort:
+			var a wire.AbortRequest
+			json.Unmarshal(ctx.Request.Body(), &a)
+			p.aborts = append(p.aborts, a.Upload)
+			ctx.SetStatusCode(204)
 		case wire.PathGarbage:
 			b, _ := json.Marshal(wire.GarbageReply{Items: p.garbage})
 			ctx.SetBody(b)
@@ -108,4 +114,11 @@ func (p *mdPeer) snapshot() (commits []wire.CommitRequest, hbs []wire.Heartbeat,
 	defer p.mu.Unlock()
 	return append([]wire.CommitRequest(nil), p.commits...), append([]wire.Heartbeat(nil), p.heartbeats...),
 		append([]int64(nil), p.acked...), len(p.garbage), p.badSigs
+}
+
+// aborted lists the uploads data servers reported as failed.
+func (p *mdPeer) aborted() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.aborts...)
 }

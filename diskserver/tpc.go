@@ -38,25 +38,29 @@ func (s *Server) serveTPC(ctx *fasthttp.RequestCtx, id string) {
 		return
 	}
 	get := objhttp.QueryGetter(ctx)
-	upload, sums := get(sign.ParamUpload), get(tpc.ParamSums)
+	sums := get(tpc.ParamSums)
+	var upload string
+	max := int64(sign.NoLimit)
 	size, err := strconv.ParseInt(get(tpc.ParamSize), 10, 64)
 	if err == nil {
-		err = s.opts.Keys.VerifyQuery(tpc.SignedMethod(req.Mode, req.Remote, size, sums), id, upload, get, time.Now())
+		upload, max, err = s.opts.Keys.VerifyObjectQuery(tpc.SignedMethod(req.Mode, req.Remote, size, sums), id, get, time.Now())
 	}
 	if err != nil {
 		httperr.Write(ctx, shoal.Errorf(op, shoal.KindPermission, "this URL is not signed for this copy"))
 		return
 	}
 	if req.Mode == tpc.ModePull {
-		s.tpcPull(ctx, req, id, upload, size)
+		s.tpcPull(ctx, req, id, upload, max)
 		return
 	}
 	s.tpcPush(ctx, req, id, size, sums)
 }
 
 // tpcPull fetches the source into object id, then commits it to md as
-// the upload's data, as a PUT would. reserved is what md reserved from
-// the source's size (-1: unknown): a source that sends more fails.
+// the upload's data, as a PUT would. reserved is what md reserved for it
+// (sign.ParamMax: the source's size, or for one of unknown size what a
+// chunked PUT gets; sign.NoLimit: none): a source that sends more fails.
+// A failed pull tells md at once, which gives the reservation back.
 func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, req *tpc.Request, id, upload string, reserved int64) {
 	const op = "diskserver.COPY"
 	if upload == "" || s.md == nil {
@@ -102,7 +106,11 @@ func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, req *tpc.Request, id, upload 
 	}
 	s.opts.TPC.Serve(ctx, tpc.ModePull, req.Remote, func(c context.Context, p *tpc.Progress) error {
 		defer s.active.Begin(upload)() // heartbeats renew the reservation while it lasts
-		return s.opts.TPC.Pull(c, req, sink, p)
+		err := s.opts.TPC.Pull(c, req, sink, p)
+		if err != nil {
+			objhttp.Abort(s.md, upload, s.log.Warn)
+		}
+		return err
 	})
 }
 

@@ -28,10 +28,16 @@ func newTPCClient(t *testing.T) *tpc.Client {
 	return c
 }
 
-// tpcURL is the URL md's 307 sends a third-party COPY of object id to.
+// tpcURL is the URL md's 307 sends a third-party COPY of object id to:
+// a pull's bounded by size, as md bounds it by what it reserved.
 func tpcURL(ts *testServer, mode tpc.Mode, remote, id, upload string, size int64, sums string) string {
+	return tpcURLMax(ts, mode, remote, id, upload, size, sums, map[tpc.Mode]int64{tpc.ModePull: size, tpc.ModePush: sign.NoLimit}[mode])
+}
+
+// tpcURLMax is tpcURL with the bound max (sign.NoLimit: none).
+func tpcURLMax(ts *testServer, mode tpc.Mode, remote, id, upload string, size int64, sums string, max int64) string {
 	u, _ := tpc.ParseRemote(remote, "Source")
-	return ts.Keys.URLAs(ts.URL, tpc.SignedMethod(mode, u, size, sums), id, upload, "", time.Now().Add(time.Minute)) + "&" + tpc.Query(size, sums)
+	return ts.Keys.LimitURLAs(ts.URL, tpc.SignedMethod(mode, u, size, sums), id, upload, "", max, time.Now().Add(time.Minute)) + "&" + tpc.Query(size, sums)
 }
 
 // copyTo sends a COPY with header name: remote to u and reads the answer
@@ -118,9 +124,9 @@ func TestTPCPull(t *testing.T) {
 		t.Errorf("temp files left: %v", left)
 	}
 
-	// A source larger than md reserved (its HEAD said less) fails.
+	// A source larger than md reserved fails; md hears of it (an abort).
 	const id4 = "6123456789abcdef0123456789abcdef"
-	_, out, _ = copyTo(t, tpcURL(ts, tpc.ModePull, src.URL("/f/x"), id4, "up-4", 1000, ""), "Source", src.URL("/f/x"))
+	_, out, _ = copyTo(t, tpcURLMax(ts, tpc.ModePull, src.URL("/f/x"), id4, "up-4", int64(len(data)), "", 1000), "Source", src.URL("/f/x"))
 	if out.Success || !strings.Contains(out.Failure, "more than the 1000 reserved") {
 		t.Fatalf("a source larger than reserved: %+v", out)
 	}
@@ -137,6 +143,9 @@ func TestTPCPull(t *testing.T) {
 	}
 	if st, _, _ := do(t, "GET", ts.signed("GET", id3, ""), nil, nil); st != 404 {
 		t.Errorf("an object whose commit md refused: %d", st)
+	}
+	if got := md.aborted(); strings.Join(got, " ") != "up-2 up-4 up-3" {
+		t.Errorf("failed pulls told md %v, want up-2 up-4 up-3 (it gives their reservations back)", got)
 	}
 }
 

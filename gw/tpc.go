@@ -59,7 +59,7 @@ func (s *Server) serveTPC(ctx *fasthttp.RequestCtx, id string) {
 		return
 	}
 	if req.Mode == tpc.ModePull {
-		s.tpcPull(ctx, req, store, id, greq, size)
+		s.tpcPull(ctx, req, store, id, greq, greq.Max)
 		return
 	}
 	want, ok := tpc.ParseSums(sums)
@@ -84,8 +84,9 @@ func (s *Server) serveTPC(ctx *fasthttp.RequestCtx, id string) {
 }
 
 // tpcPull writes the source as a PUT of the upload would, then commits
-// one replica row per copy or shard. reserved is what md reserved from
-// the source's size (-1: unknown): a source that sends more fails.
+// one replica row per copy or shard. reserved is what md reserved for it
+// (sign.ParamMax; sign.NoLimit: none): a source that sends more fails. A
+// failed pull tells md at once, which gives the reservation back.
 func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, req *tpc.Request, store ec.LayoutStore, id string, greq wire.GatewayRequest, reserved int64) {
 	const op = "gw.COPY"
 	if greq.Upload == "" || s.md == nil {
@@ -126,6 +127,10 @@ func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, req *tpc.Request, store ec.La
 	}
 	s.opts.TPC.Serve(ctx, tpc.ModePull, req.Remote, func(c context.Context, p *tpc.Progress) error {
 		defer s.active.Begin(greq.Upload)()
-		return s.opts.TPC.Pull(c, req, sink, p)
+		err := s.opts.TPC.Pull(c, req, sink, p)
+		if err != nil {
+			objhttp.Abort(s.md, greq.Upload, s.log.Warn)
+		}
+		return err
 	})
 }

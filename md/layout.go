@@ -244,20 +244,14 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 	exp := now.Add(s.opts.URLTTL)
 	method := fasthttp.MethodPut
 	if p.method != "" {
-		method = p.method
+		method = p.method // a third-party pull: bounded as a PUT is
 	}
 	if gwSrv != nil {
 		p.target = gwSrv.ID
-		if p.method != "" { // a third-party pull
-			return p.as.tag(wire.GatewayURLAs(s.keys, gwSrv.URL, method, u.Object, u.ID, p.as.who, u.Layout, ids, exp)), nil
-		}
-		return p.as.tag(wire.GatewayPutURLAs(s.keys, gwSrv.URL, u.Object, u.ID, p.as.who, u.Layout, ids, u.Reserve, exp)), nil
+		return p.as.tag(wire.GatewayLimitURLAs(s.keys, gwSrv.URL, method, u.Object, u.ID, p.as.who, u.Layout, ids, u.Reserve, exp)), nil
 	}
 	p.target = servers[0].ID
-	if p.method != "" {
-		return p.as.tag(s.keys.URLAs(servers[0].URL, method, u.Object, u.ID, p.as.who, exp)), nil
-	}
-	return p.as.tag(s.keys.PutURLAs(servers[0].URL, u.Object, u.ID, p.as.who, u.Reserve, exp)), nil
+	return p.as.tag(s.keys.LimitURLAs(servers[0].URL, method, u.Object, u.ID, p.as.who, u.Reserve, exp)), nil
 }
 
 // perServer is the room each data server of layout l needs for a file

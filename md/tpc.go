@@ -109,7 +109,7 @@ func (s *Server) tpcPull(ctx *fasthttp.RequestCtx, r *tpc.Request) {
 	p.method = tpc.SignedMethod(tpc.ModePull, r.Remote, size, "")
 	u, err := s.reserve(s.base, p)
 	if err != nil {
-		if shoal.IsKind(err, shoal.KindInsufficient) {
+		if k := shoal.KindOf(err); k == shoal.KindInsufficient || k == shoal.KindQuota {
 			s.opts.TPC.Fail(ctx, tpc.ModePull, r.Remote, err)
 			return
 		}

@@ -3,6 +3,7 @@ package md
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -23,12 +24,18 @@ func (e *env) copyFollow(path string, hdr map[string]string) (int, string, tpc.O
 	e.t.Helper()
 	r := e.do("COPY", path, hdr, nil)
 	first, loc := r.status, r.h.Get("Location")
-	u := e.url + path
-	if r.status == http.StatusTemporaryRedirect {
-		u = loc
-	} else if r.status != http.StatusAccepted {
+	switch r.status {
+	case http.StatusTemporaryRedirect:
+	case http.StatusAccepted: // md did the copy itself
+		out, err := tpc.ReadStream(strings.NewReader(r.body), nil)
+		if err != nil || r.h.Get("Content-Type") != "text/plain" {
+			e.t.Fatalf("COPY %s: %q %v", path, r.h.Get("Content-Type"), err)
+		}
+		return first, "", out
+	default:
 		return r.status, "", tpc.Outcome{}
 	}
+	u := loc
 	req, _ := http.NewRequest("COPY", u, nil)
 	for k, v := range hdr {
 		req.Header.Set(k, v)
@@ -320,5 +327,39 @@ func TestTPCMaxPutBody(t *testing.T) {
 		if m != "HEAD" {
 			t.Errorf("the source got a %s", m)
 		}
+	}
+}
+
+// TestTPCQuota: a pull reserves from the source's size on the governing
+// quotas before a byte moves, as a PUT of that size: one that does not
+// fit fails at md (507's reason in the failure line); one of unknown size
+// (the source refuses HEAD) is bounded by what the quota has left and
+// cut there by the data server; a good one is charged exactly; a failed
+// one gives its reservation back at once. In redirect and proxy mode.
+func TestTPCQuota(t *testing.T) {
+	for _, mode := range []string{DataRedirect, DataProxy} {
+		e := newEnv(t, mode)
+		src := tpcpeer.NewSource(t, storetest.Data(6, 300_000))
+		e.do("MKCOL", "/q", nil, nil).want(t, "MKCOL", 201, "")
+		if _, err := e.db.SetQuota(context.Background(), "/q", 500_000, 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, out := e.copyFollow("/q/a", map[string]string{"Source": src.URL("/f/a")}); !out.Success {
+			t.Fatalf("%s: a pull that fits: %+v", mode, out)
+		}
+		e.quotaExact(mode+" after a pull", "/q", 0)
+		status, _, out := e.copyFollow("/q/b", map[string]string{"Source": src.URL("/f/b")})
+		if status != 202 || out.Success || !strings.Contains(out.Failure, "quota") {
+			t.Errorf("%s: a pull over the quota: %d %+v", mode, status, out)
+		}
+		if _, _, out := e.copyFollow("/q/c", map[string]string{"Source": src.URL("/getonly/c")}); out.Success {
+			t.Errorf("%s: a pull of unknown size over the quota: %+v", mode, out)
+		}
+		for _, p := range []string{"/q/b", "/q/c"} {
+			if st := e.do("HEAD", p, nil, nil).status; st != 404 {
+				t.Errorf("%s: HEAD %s: %d", mode, p, st)
+			}
+		}
+		e.quotaExact(mode+" after failed pulls", "/q", 0)
 	}
 }

@@ -34,8 +34,14 @@ func LimitExtra(extra string, max int64) string {
 // for none): the URL names the bound (ParamMax) and its signature covers
 // it.
 func (k *Keys) PutURLAs(base, object, upload, principal string, max int64, exp time.Time) string {
+	return k.LimitURLAs(base, "PUT", object, upload, principal, max, exp)
+}
+
+// LimitURLAs is PutURLAs signed for method (a third-party pull, which
+// writes like a PUT: tpc.SignedMethod).
+func (k *Keys) LimitURLAs(base, method, object, upload, principal string, max int64, exp time.Time) string {
 	e := exp.Unix()
-	kid, sig := k.Sign("PUT", object, e, WithPrincipal(LimitExtra(upload, max), principal))
+	kid, sig := k.Sign(method, object, e, WithPrincipal(LimitExtra(upload, max), principal))
 	q := url.Values{}
 	q.Set(ParamExpiry, strconv.FormatInt(e, 10))
 	q.Set(ParamKeyID, kid)

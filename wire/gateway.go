@@ -45,6 +45,12 @@ func GatewayPutURLAs(keys *sign.Keys, base, object, upload, principal string, la
 	return gatewayURL(keys, base, "PUT", object, upload, principal, layout, servers, max, exp)
 }
 
+// GatewayLimitURLAs is GatewayPutURLAs signed for method (a third-party
+// pull, which writes like a PUT: tpc.SignedMethod).
+func GatewayLimitURLAs(keys *sign.Keys, base, method, object, upload, principal string, layout shoal.Layout, servers []string, max int64, exp time.Time) string {
+	return gatewayURL(keys, base, method, object, upload, principal, layout, servers, max, exp)
+}
+
 func gatewayURL(keys *sign.Keys, base, method, object, upload, principal string, layout shoal.Layout, servers []string, max int64, exp time.Time) string {
 	e := exp.Unix()
 	kid, sig := keys.Sign(method, object, e, sign.WithPrincipal(sign.LimitExtra(gatewayExtra(upload, layout, servers), max), principal))
