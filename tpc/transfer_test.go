@@ -267,6 +267,7 @@ func TestTLSRoots(t *testing.T) {
 func TestPullStreams(t *testing.T) {
 	data := randomBytes(t, 5*rangeChunk+12345)
 	src := tpcpeer.NewSource(t, data)
+	src.RangeDelay = 100 * time.Millisecond // ranges in flight together overlap
 	c, _ := newTestClient(t, Options{})
 	for _, path := range []string{"/ranges/x", "/f/x"} {
 		f := newFileSink(t)

@@ -48,6 +48,9 @@ func DigestOf(b []byte) string {
 type Source struct {
 	Data []byte
 	Rate int64 // of /slow, bytes per second
+	// RangeDelay is how long /ranges/ waits before answering a request
+	// with Range (so that parallel ranges overlap).
+	RangeDelay time.Duration
 
 	srv     *httptest.Server
 	mu      sync.Mutex
@@ -163,6 +166,9 @@ func (s *Source) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		fallthrough
 	case "ranges":
+		if r.Header.Get("Range") != "" && s.RangeDelay > 0 {
+			time.Sleep(s.RangeDelay)
+		}
 		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(s.Data))
 		return
 	}
