@@ -85,15 +85,19 @@ md "" "Command: \`SIZE_MIB=$SIZE_MIB ROUNDS=$ROUNDS bench/tpc-vs-curl.sh\`" "" \
 	"| --- | --- | --- | --- | --- | --- |"
 tpcs=() curls=() ratios=() tcpus=() ccpus=()
 for ((r = 1; r <= ROUNDS; r++)); do
+	# Command substitutions, not process substitutions: each copy and its
+	# check end before the next starts, and a failed check stops the script.
 	if ((r % 2)); then
 		order="tpc first"
-		read -r t tcpu < <(run_tpc "$r")
-		read -r c ccpu < <(run_curl "$r")
+		tout=$(run_tpc "$r")
+		cout=$(run_curl "$r")
 	else
 		order="curl first"
-		read -r c ccpu < <(run_curl "$r")
-		read -r t tcpu < <(run_tpc "$r")
+		cout=$(run_curl "$r")
+		tout=$(run_tpc "$r")
 	fi
+	read -r t tcpu <<<"$tout"
+	read -r c ccpu <<<"$cout"
 	ratio=$(awk -v t="$t" -v c="$c" 'BEGIN {printf "%.2f", t / c}')
 	load=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "round $r ($order): tpc $t MB/s ($tcpu CPU s/GiB), curl $c MB/s ($ccpu CPU s/GiB), ratio $ratio, load $load"
