@@ -40,7 +40,7 @@ func (db *DB) CreateFiles(ctx context.Context, dir string, names []string, size 
 	for len(names) > 0 {
 		batch := names[:min(BulkRowsPerTx, len(names))]
 		names = names[len(batch):]
-		err := db.inTx(ctx, op, dir, func(t *tx) error {
+		err := db.inTxAlone(ctx, op, dir, func(t *tx) error {
 			d, _, quotas, err := t.lockPath(ctx, dir)
 			if err != nil {
 				return err

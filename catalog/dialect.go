@@ -27,6 +27,15 @@ type dialect interface {
 	// upsertServer is the statement that inserts or refreshes a server row
 	// (id, url, pool, state, free, total, last_seen_ns).
 	upsertServer() string
+	// writers is how many write transactions may run at once: the size of
+	// the committer's slots (SQLite: its one writer connection).
+	writers(o Options) int
+	// releaseSavepoints says whether a batch releases each member's
+	// savepoint once it succeeded (SQLite: the statement journal is then
+	// reset instead of growing with the batch) or leaves them to the
+	// commit (MySQL: a round trip saved; naming a savepoint again
+	// replaces it).
+	releaseSavepoints() bool
 	// classify returns the error kind of a driver error, and whether it is
 	// a transient conflict worth retrying the transaction for.
 	classify(err error) (k errClass)

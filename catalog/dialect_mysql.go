@@ -126,6 +126,13 @@ func (mysqlDialect) lockSchema(ctx context.Context, conn *sql.Conn) (func(), err
 	}, nil
 }
 
+// writers: batches on several connections at once, so that one batch
+// waiting for row locks (another md's) or the network does not hold up
+// every write of this md.
+func (mysqlDialect) writers(o Options) int { return max(1, min(o.WriteBatches, o.MaxOpenConns/2)) }
+
+func (mysqlDialect) releaseSavepoints() bool { return false }
+
 func (mysqlDialect) lockSuffix(exclusive bool) string {
 	if exclusive {
 		return " FOR UPDATE"

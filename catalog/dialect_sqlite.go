@@ -173,6 +173,10 @@ func (sqliteDialect) migrations() [][]string {
 	}, sqlitePoolsV2, sqliteReplicaListV3, sqliteUploadsV4, sqliteLocksV5, sqliteUploadsV6, sqliteJobsV7, sqliteQuotasV8}
 }
 
+func (sqliteDialect) writers(Options) int { return 1 }
+
+func (sqliteDialect) releaseSavepoints() bool { return true }
+
 // lockSuffix: the single writer connection already serialises writers.
 func (sqliteDialect) lockSuffix(bool) string { return "" }
 

@@ -43,7 +43,24 @@ type Options struct {
 	ConnMaxLifetime time.Duration // recycle connections after this
 	BusyTimeout     time.Duration // SQLite: how long a writer waits for the lock
 	TxRetries       int           // times a transaction is re-run after a deadlock
+	// GroupCommit shares transactions between concurrent writers (see
+	// committer). Off: every write transaction commits alone.
+	GroupCommit GroupCommit
+	// WriteBatches is how many shared transactions MySQL runs at once
+	// (SQLite: always one); zero: DefaultWriteBatches.
+	WriteBatches int
 }
+
+// GroupCommit is Options.GroupCommit.
+type GroupCommit int
+
+const (
+	GroupCommitOn  GroupCommit = iota // the default
+	GroupCommitOff                    // every write transaction alone
+)
+
+// DefaultWriteBatches is Options.WriteBatches when zero.
+const DefaultWriteBatches = 4
 
 // SQLiteReaders is the read pool of an SQLite catalog when MaxOpenConns is
 // zero: GOMAXPROCS, at least 4. modernc's SQLite runs a query on the
@@ -70,6 +87,9 @@ func (o *Options) setDefaults(d dialect) {
 	if o.TxRetries <= 0 {
 		o.TxRetries = DefaultTxRetries
 	}
+	if o.WriteBatches <= 0 {
+		o.WriteBatches = DefaultWriteBatches
+	}
 }
 
 // DB is the SQL catalog. It is safe for concurrent use.
@@ -81,6 +101,7 @@ type DB struct {
 	trips    atomic.Uint64
 	statStmt *sql.Stmt
 	space    spaceWatch
+	group    *committer // nil: group commit off
 }
 
 var _ shoal.Catalog = (*DB)(nil)
@@ -149,6 +170,9 @@ func connect(ctx context.Context, o Options) (*DB, error) {
 	if db.read, db.write, err = d.open(ctx, target, o); err != nil {
 		return nil, db.fail(op, "", err)
 	}
+	if o.GroupCommit == GroupCommitOn {
+		db.group = newCommitter(db, d.writers(o))
+	}
 	return db, nil
 }
 
@@ -175,6 +199,9 @@ func (db *DB) Dialect() string { return db.d.name() }
 
 // Close releases the connections.
 func (db *DB) Close() error {
+	if db.group != nil {
+		db.group.stop()
+	}
 	if db.statStmt != nil {
 		db.statStmt.Close()
 	}

@@ -14,24 +14,29 @@ import (
 )
 
 // tx is a write transaction whose statements are counted as round trips.
+// Its statements run under the transaction's own context, whatever
+// context a caller passes: in a batch (see committer) one caller's
+// cancelled request must not interrupt, and so roll back, the statements
+// of the others.
 type tx struct {
-	db *DB
-	tx *sql.Tx
+	db  *DB
+	tx  *sql.Tx
+	ctx context.Context
 }
 
-func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+func (t *tx) exec(_ context.Context, q string, args ...any) (sql.Result, error) {
 	t.db.trips.Add(1)
-	return t.tx.ExecContext(ctx, q, args...)
+	return t.tx.ExecContext(t.ctx, q, args...)
 }
 
-func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+func (t *tx) query(_ context.Context, q string, args ...any) (*sql.Rows, error) {
 	t.db.trips.Add(1)
-	return t.tx.QueryContext(ctx, q, args...)
+	return t.tx.QueryContext(t.ctx, q, args...)
 }
 
-func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+func (t *tx) queryRow(_ context.Context, q string, args ...any) *sql.Row {
 	t.db.trips.Add(1)
-	return t.tx.QueryRowContext(ctx, q, args...)
+	return t.tx.QueryRowContext(t.ctx, q, args...)
 }
 
 func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
@@ -42,7 +47,27 @@ func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, erro
 // inTx runs fn in a write transaction, committing if it returns nil. A
 // deadlock re-runs fn from the start (up to TxRetries times); any error
 // leaves nothing changed. Errors are mapped to *shoal.Error with op/path.
+// Concurrent calls share transactions (see committer): fn may run more
+// than once, and must set everything it reports afresh each time.
 func (db *DB) inTx(ctx context.Context, op, path string, fn func(t *tx) error) error {
+	if db.group != nil {
+		return db.group.run(ctx, op, path, false, fn)
+	}
+	return db.soloTx(ctx, op, path, fn)
+}
+
+// inTxAlone is inTx for long or bulk transactions: they take their turn
+// with the batches but share their transaction with nobody.
+func (db *DB) inTxAlone(ctx context.Context, op, path string, fn func(t *tx) error) error {
+	if db.group != nil {
+		return db.group.run(ctx, op, path, true, fn)
+	}
+	return db.soloTx(ctx, op, path, fn)
+}
+
+// soloTx runs fn in a transaction of its own, re-running it after a lost
+// create race or a deadlock.
+func (db *DB) soloTx(ctx context.Context, op, path string, fn func(t *tx) error) error {
 	var err error
 	for attempt := 0; attempt <= db.opts.TxRetries; attempt++ {
 		err = db.tryTx(ctx, fn)
@@ -75,14 +100,24 @@ func (db *DB) tryTx(ctx context.Context, fn func(t *tx) error) error {
 	if err != nil {
 		return err
 	}
-	t := &tx{db: db, tx: stx}
+	t := &tx{db: db, tx: stx, ctx: ctx}
 	if err := fn(t); err != nil {
 		stx.Rollback()
 		return err
 	}
 	db.trips.Add(1)
-	return stx.Commit()
+	if err := stx.Commit(); err != nil {
+		return &commitError{err}
+	}
+	return nil
 }
+
+// commitError is a failed COMMIT: unlike a failure before it, whether the
+// transaction took effect may be unknown, so a batch does not run it again.
+type commitError struct{ err error }
+
+func (e *commitError) Error() string { return e.err.Error() }
+func (e *commitError) Unwrap() error { return e.err }
 
 // fail turns a driver error into a *shoal.Error. Duplicate keys that fn
 // did not anticipate (a concurrent create won the race) are KindExist;

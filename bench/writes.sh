@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# make bench-writes: files created per second, side by side in one run, by
+# shoal all (SQLite) and by MariaDB + memcached + two shoal md (one port,
+# --reuseport) + one shoal disk, each against nginx with WebDAV on the same
+# box (bench/nginx-dav.conf) in alternate rounds (--vs); then shoal at one
+# connection, for the c=16 / c=1 scaling. With BASE=path/to/other/shoal
+# the same workloads also run shoal against that binary's shoal all
+# (before/after in one run). Written to bench/results/<date>-<host>-writes.md.
+# Tunables: SIZES (0,16k,1m) CONC (16) ROUNDS (5) ROUND (2s) PARTS (all scaleout).
+source "$(dirname "$0")/lib.sh"
+SIZES=${SIZES:-0,16k,1m}
+PARTS=${PARTS:-all scaleout}
+BASE=${BASE:-}
+
+results_file writes
+md "# shoal bench writes — $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname -s)" ""
+machine
+md "" "Files created per second (\`shoal bench files\`: PUT of new files, redirects followed, every 201 counted)." \
+	"\`--vs\` alternates rounds between the two targets over the same connections; A/B is the ratio of their rates." \
+	"nginx (worker_processes auto, bench/nginx-dav.conf) does not fsync; every shoal 201 is durable."
+
+if ! command -v nginx >/dev/null || [[ ! -f /usr/lib/nginx/modules/ngx_http_dav_ext_module.so ]]; then
+	md "" "nginx with WebDAV is not installed (apt-get install nginx libnginx-mod-http-dav-ext)."
+	exit 1
+fi
+NGINX_PORT=$(free_port)
+mkdir -p "$TMP/nginx/root"
+user=""
+[[ $(id -u) == 0 ]] && user="user root;"
+sed -e "s|@USER@|$user|" -e "s|@WORKERS@|auto|" -e "s|@TMP@|$TMP/nginx|g" -e "s|@ROOT@|$TMP/nginx/root|" \
+	-e "s|@LISTEN@|127.0.0.1:$NGINX_PORT|" -e "s|@ACCESS_LOG@|off|" bench/nginx-dav.conf >"$TMP/nginx/nginx.conf"
+start nginx nginx -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" -e "$TMP/nginx/error.log" -g "daemon off;"
+wait_port "$NGINX_PORT"
+NGINX="http://127.0.0.1:$NGINX_PORT"
+
+vs=(--rounds "$ROUNDS" --round-duration "$ROUND" --warmup 500ms)
+
+# writes URL LABEL: c=CONC against nginx, then c=1 against nginx.
+writes() {
+	local url=$1 label=$2
+	figure "$label vs nginx, c=$CONC" files --url "$url" --vs "$NGINX" --sizes "$SIZES" -c "$CONC" "${vs[@]}"
+	figure "$label vs nginx, c=1" files --url "$url" --vs "$NGINX" --sizes "$SIZES" -c 1 "${vs[@]}"
+}
+
+if [[ " $PARTS " == *" all "* ]]; then
+	md "" "## shoal all (SQLite catalog, in-process cache, one data server)"
+	PORT=$(free_port)
+	start all "$SHOAL" all --data "$TMP/all" --listen "127.0.0.1:$PORT" --disk-listen "127.0.0.1:$(free_port)"
+	wait_port "$PORT" 30
+	sleep 1 # the data server's first heartbeat
+	writes "http://127.0.0.1:$PORT" "shoal all"
+	if [[ -n $BASE ]]; then
+		BPORT=$(free_port)
+		start base "$BASE" all --data "$TMP/base" --listen "127.0.0.1:$BPORT" --disk-listen "127.0.0.1:$(free_port)"
+		wait_port "$BPORT" 30
+		sleep 1
+		md "" "## this shoal all against BASE's shoal all ($("$BASE" version 2>/dev/null | head -n1))"
+		figure "shoal all vs BASE shoal all, c=$CONC" files --url "http://127.0.0.1:$PORT" --vs "http://127.0.0.1:$BPORT" \
+			--sizes "$SIZES" -c "$CONC" "${vs[@]}"
+	fi
+fi
+
+if [[ " $PARTS " == *" scaleout "* ]]; then
+	md "" "## MariaDB (innodb_flush_log_at_trx_commit=1) + memcached + two shoal md on one port + one shoal disk"
+	mdb=${MARIADBD:-$(command -v mariadbd || echo /usr/sbin/mariadbd)}
+	me=$(id -un)
+	mport=$(free_port)
+	mariadb-install-db --no-defaults --datadir="$TMP/mysql" --user="$me" --skip-test-db >"$TMP/install-db.log" 2>&1
+	start mariadb "$mdb" --no-defaults --datadir="$TMP/mysql" --socket="$TMP/mysql.sock" --port="$mport" \
+		--bind-address=127.0.0.1 --user="$me" --skip-name-resolve --innodb-flush-log-at-trx-commit=1 \
+		--innodb-buffer-pool-size=256M --max-connections=500
+	wait_port "$mport" 30
+	mariadb --no-defaults --socket="$TMP/mysql.sock" -uroot -e \
+		"CREATE DATABASE shoal; CREATE USER 'shoal'@'127.0.0.1' IDENTIFIED BY 'shoal'; GRANT ALL ON shoal.* TO 'shoal'@'127.0.0.1';"
+	mcport=$(free_port)
+	start memcached memcached -l 127.0.0.1 -p "$mcport" -U 0 -m 256 -u "$me"
+	wait_port "$mcport"
+	echo "k1 $(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$TMP/secret"
+	dsn="mysql://shoal:shoal@127.0.0.1:$mport/shoal"
+	p=$(free_port)
+	pd=$(free_port)
+	start md1 "$SHOAL" md --listen "127.0.0.1:$p" --reuseport --catalog "$dsn" --memcached "127.0.0.1:$mcport" --secret-file "$TMP/secret"
+	wait_port "$p" 30
+	start md2 "$SHOAL" md --listen "127.0.0.1:$p" --reuseport --catalog "$dsn" --memcached "127.0.0.1:$mcport" --secret-file "$TMP/secret"
+	start disk "$SHOAL" disk --listen "127.0.0.1:$pd" --md "http://127.0.0.1:$p" --data "$TMP/disk" --secret-file "$TMP/secret"
+	wait_port "$pd" 30
+	sleep 2 # md2 up, the data server's first heartbeat
+	writes "http://127.0.0.1:$p" "MariaDB, 2 md"
+fi
+
+md "" "- load average at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+echo "results: $OUT"
