@@ -17,7 +17,10 @@ import (
 // sqliteDialect is the embedded catalog: a WAL database file with one
 // writer connection (BEGIN IMMEDIATE, so writers queue on busy_timeout
 // instead of failing on lock upgrade) and a pool of readers that never
-// wait on it. synchronous=FULL makes a commit durable before it returns.
+// wait on it. synchronous=FULL makes a commit durable before it returns
+// (the WAL is fsync'd at every commit, and readers see a transaction only
+// once it is): a batch of the group commit (see committer) is one such
+// commit.
 type sqliteDialect struct{}
 
 func (sqliteDialect) name() string { return "sqlite" }

@@ -18,11 +18,10 @@ import (
 // as the commit of a transaction of one (SQLite synchronous=FULL; InnoDB
 // innodb_flush_log_at_trx_commit=1, see DB.Durability).
 //
-// There is no timer: a caller finding a free slot runs at once (alone,
-// when nobody else waits); callers arriving while every slot is busy
-// queue, and the next caller to get a slot takes the whole queue (up to
-// maxBatch) as one batch. Under load a batch is therefore as large as
-// the arrivals during one commit.
+// There is no timer: a transaction queued while a worker is free runs at
+// once (alone, when nobody else waits); those queued while every worker
+// is busy make the next batch. Under load a batch is therefore as large
+// as the arrivals during one batch.
 
 // maxBatch bounds the transactions one batch runs, so that a batch holds
 // the writer (and its locks) for a bounded time.
@@ -51,13 +50,15 @@ type member struct {
 	done  chan struct{}
 }
 
-// committer queues write transactions and runs them in batches, at most
-// len(slots) batches at a time (1 for SQLite: its one writer).
+// committer queues write transactions and runs them in batches: one
+// worker per concurrent batch (1 for SQLite: its one writer), each taking
+// the whole queue (up to maxBatch) whenever it is free.
 type committer struct {
-	db    *DB
-	slots chan struct{}
-	ctx   context.Context // batches run under it; ends with Close
-	stop  context.CancelFunc
+	db   *DB
+	kick chan struct{} // something was queued
+	ctx  context.Context
+	stop context.CancelFunc
+	wg   sync.WaitGroup
 
 	mu    sync.Mutex
 	queue []*member
@@ -65,64 +66,89 @@ type committer struct {
 	batches, batched atomic.Uint64 // for GroupStats
 }
 
-func newCommitter(db *DB, slots int) *committer {
+func newCommitter(db *DB, workers int) *committer {
 	ctx, stop := context.WithCancel(context.Background())
-	return &committer{db: db, slots: make(chan struct{}, max(slots, 1)), ctx: ctx, stop: stop}
+	c := &committer{db: db, kick: make(chan struct{}, 1), ctx: ctx, stop: stop}
+	for range max(workers, 1) {
+		c.wg.Go(c.work)
+	}
+	return c
+}
+
+// close stops the workers; transactions still queued fail.
+func (c *committer) close() {
+	c.stop()
+	c.wg.Wait()
+	c.mu.Lock()
+	q := c.queue
+	c.queue = nil
+	c.mu.Unlock()
+	for _, m := range q {
+		if m.state.CompareAndSwap(int32(queued), int32(taken)) {
+			m.err = c.ctx.Err()
+			close(m.done)
+		}
+	}
+}
+
+// work runs batches while there are any, then waits for a kick.
+func (c *committer) work() {
+	for {
+		if batch := c.take(); len(batch) > 0 {
+			c.batches.Add(1)
+			c.batched.Add(uint64(len(batch)))
+			c.runBatch(batch)
+			for _, m := range batch {
+				close(m.done)
+			}
+			continue
+		}
+		select {
+		case <-c.kick:
+		case <-c.ctx.Done():
+			return
+		}
+	}
 }
 
 // run runs fn in a batch (alone: in a transaction of its own, in queue
-// order with the batches) and returns its outcome as inTx does.
+// order with the batches) and returns its outcome as inTx does, once its
+// commit is durable.
 func (c *committer) run(ctx context.Context, op, path string, alone bool, fn func(t *tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return shoal.E(op, path, shoal.KindUnavailable, err)
 	}
 	m := &member{ctx: ctx, fn: fn, alone: alone, done: make(chan struct{})}
 	c.mu.Lock()
-	c.queue = append(c.queue, m)
+	closed := c.ctx.Err() != nil
+	if !closed {
+		c.queue = append(c.queue, m)
+	}
 	c.mu.Unlock()
-	for {
-		select {
-		case <-m.done:
-			return c.outcome(ctx, op, path, m)
-		case c.slots <- struct{}{}:
-			c.lead()
-		case <-ctx.Done():
-			if m.state.CompareAndSwap(int32(queued), int32(withdrawn)) {
-				return shoal.E(op, path, shoal.KindUnavailable, ctx.Err())
-			}
-			// Taken into a batch: its outcome comes with the batch's
-			// commit, which this caller must report whatever it is.
-			<-m.done
-			return c.outcome(ctx, op, path, m)
+	if closed {
+		return shoal.Errorf(op, shoal.KindUnavailable, "the catalog is closed")
+	}
+	select {
+	case c.kick <- struct{}{}:
+	default: // a kick is pending already
+	}
+	select {
+	case <-m.done:
+	case <-ctx.Done():
+		if m.state.CompareAndSwap(int32(queued), int32(withdrawn)) {
+			return shoal.E(op, path, shoal.KindUnavailable, ctx.Err())
 		}
+		// Taken into a batch: its outcome comes with the batch's commit,
+		// which this caller must report whatever it is.
+		<-m.done
 	}
-}
-
-func (c *committer) outcome(ctx context.Context, op, path string, m *member) error {
-	if errors.Is(m.err, errAlone) {
+	switch {
+	case errors.Is(m.err, errAlone):
 		return c.db.soloTx(ctx, op, path, m.fn)
-	}
-	if m.err != nil {
+	case m.err != nil:
 		return c.db.fail(op, path, m.err)
 	}
 	return nil
-}
-
-// lead runs one batch from the head of the queue; the caller holds a
-// slot, which lead gives back.
-func (c *committer) lead() {
-	batch := c.take()
-	if len(batch) == 0 {
-		<-c.slots
-		return
-	}
-	c.batches.Add(1)
-	c.batched.Add(uint64(len(batch)))
-	c.runBatch(batch)
-	<-c.slots
-	for _, m := range batch {
-		close(m.done)
-	}
 }
 
 // take pops the next batch: one alone member, or the longest run of

@@ -102,6 +102,8 @@ type DB struct {
 	statStmt *sql.Stmt
 	space    spaceWatch
 	group    *committer // nil: group commit off
+
+	readStmts, writeStmts *stmtCache // nil: statements are sent as text
 }
 
 var _ shoal.Catalog = (*DB)(nil)
@@ -170,6 +172,9 @@ func connect(ctx context.Context, o Options) (*DB, error) {
 	if db.read, db.write, err = d.open(ctx, target, o); err != nil {
 		return nil, db.fail(op, "", err)
 	}
+	if d.name() == "sqlite" {
+		db.readStmts, db.writeStmts = newStmtCache(db.read, false), newStmtCache(db.write, true)
+	}
 	if o.GroupCommit == GroupCommitOn {
 		db.group = newCommitter(db, d.writers(o))
 	}
@@ -200,11 +205,13 @@ func (db *DB) Dialect() string { return db.d.name() }
 // Close releases the connections.
 func (db *DB) Close() error {
 	if db.group != nil {
-		db.group.stop()
+		db.group.close()
 	}
 	if db.statStmt != nil {
 		db.statStmt.Close()
 	}
+	db.readStmts.close()
+	db.writeStmts.close()
 	err := db.read.Close()
 	if db.write != db.read {
 		if werr := db.write.Close(); err == nil {

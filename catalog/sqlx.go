@@ -26,21 +26,33 @@ type tx struct {
 
 func (t *tx) exec(_ context.Context, q string, args ...any) (sql.Result, error) {
 	t.db.trips.Add(1)
+	if s := t.db.writeStmts.get(t.ctx, q); s != nil {
+		return t.tx.StmtContext(t.ctx, s).ExecContext(t.ctx, args...)
+	}
 	return t.tx.ExecContext(t.ctx, q, args...)
 }
 
 func (t *tx) query(_ context.Context, q string, args ...any) (*sql.Rows, error) {
 	t.db.trips.Add(1)
+	if s := t.db.writeStmts.get(t.ctx, q); s != nil {
+		return t.tx.StmtContext(t.ctx, s).QueryContext(t.ctx, args...)
+	}
 	return t.tx.QueryContext(t.ctx, q, args...)
 }
 
 func (t *tx) queryRow(_ context.Context, q string, args ...any) *sql.Row {
 	t.db.trips.Add(1)
+	if s := t.db.writeStmts.get(t.ctx, q); s != nil {
+		return t.tx.StmtContext(t.ctx, s).QueryRowContext(t.ctx, args...)
+	}
 	return t.tx.QueryRowContext(t.ctx, q, args...)
 }
 
 func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	db.trips.Add(1)
+	if s := db.readStmts.get(ctx, q); s != nil {
+		return s.QueryContext(ctx, args...)
+	}
 	return db.read.QueryContext(ctx, q, args...)
 }
 

@@ -42,6 +42,17 @@ func RoundTripsCollector(roundTrips func() uint64) Collector {
 	})
 }
 
+// CommitsCollector writes the catalog's group commit counters: committed
+// batches and the write transactions they held (their ratio is the mean
+// batch size).
+func CommitsCollector(stats func() (batches, transactions uint64)) Collector {
+	return CollectorFunc(func(w *Writer) {
+		b, t := stats()
+		w.Counter("shoal_catalog_commit_batches_total", "Batches of write transactions run by the catalog's group commit, each one SQL transaction and one durable commit.", float64(b))
+		w.Counter("shoal_catalog_batched_transactions_total", "Write transactions run in those batches.", float64(t))
+	})
+}
+
 // SpaceCollector writes a data server's free and total bytes, asking
 // space at each scrape (a statfs per data directory).
 func SpaceCollector(server string, space func(context.Context) (shoal.Space, error)) Collector {

@@ -43,6 +43,9 @@ func observeMD(reg *metrics.Registry, cat shoal.Catalog) shoal.Catalog {
 	if rt, ok := inner.(interface{ RoundTrips() uint64 }); ok {
 		reg.Register(metrics.RoundTripsCollector(rt.RoundTrips))
 	}
+	if gs, ok := inner.(interface{ GroupStats() (uint64, uint64) }); ok {
+		reg.Register(metrics.CommitsCollector(gs.GroupStats))
+	}
 	reg.AddCheck("catalog", func(ctx context.Context) error {
 		_, err := inner.Stat(ctx, "/")
 		return err
