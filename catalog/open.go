@@ -43,21 +43,13 @@ type Options struct {
 	ConnMaxLifetime time.Duration // recycle connections after this
 	BusyTimeout     time.Duration // SQLite: how long a writer waits for the lock
 	TxRetries       int           // times a transaction is re-run after a deadlock
-	// GroupCommit shares transactions between concurrent writers (see
-	// committer). Off: every write transaction commits alone.
-	GroupCommit GroupCommit
+	// SoloCommits turns group commit off: every write transaction then
+	// commits alone, on its own connection (see committer).
+	SoloCommits bool
 	// WriteBatches is how many shared transactions MySQL runs at once
 	// (SQLite: always one); zero: DefaultWriteBatches.
 	WriteBatches int
 }
-
-// GroupCommit is Options.GroupCommit.
-type GroupCommit int
-
-const (
-	GroupCommitOn  GroupCommit = iota // the default
-	GroupCommitOff                    // every write transaction alone
-)
 
 // DefaultWriteBatches is Options.WriteBatches when zero.
 const DefaultWriteBatches = 4
@@ -175,7 +167,7 @@ func connect(ctx context.Context, o Options) (*DB, error) {
 	if d.name() == "sqlite" {
 		db.readStmts, db.writeStmts = newStmtCache(db.read, false), newStmtCache(db.write, true)
 	}
-	if o.GroupCommit == GroupCommitOn {
+	if !o.SoloCommits {
 		db.group = newCommitter(db, d.writers(o))
 	}
 	return db, nil

@@ -30,6 +30,8 @@ func openCatalog(ctx context.Context, c *config.Config, log *slog.Logger) (shoal
 		MaxIdleConns:    c.Catalog.MaxIdleConns,
 		ConnMaxLifetime: c.Catalog.ConnMaxLifetime,
 		BusyTimeout:     c.Catalog.BusyTimeout,
+		SoloCommits:     !c.Catalog.GroupCommit,
+		WriteBatches:    c.Catalog.WriteBatches,
 	})
 	if err != nil {
 		return nil, err

@@ -98,6 +98,8 @@ type CatalogConfig struct {
 	MaxIdleConns    int           `mapstructure:"max_idle_conns" doc:"idle connections kept open (0: max_open_conns)"`
 	ConnMaxLifetime time.Duration `mapstructure:"conn_max_lifetime" doc:"connections are recycled after this"`
 	BusyTimeout     time.Duration `mapstructure:"busy_timeout" doc:"SQLite: how long a writer waits for the lock"`
+	GroupCommit     bool          `mapstructure:"group_commit" doc:"concurrent writes share one SQL transaction and one durable commit (each in its own savepoint)"`
+	WriteBatches    int           `mapstructure:"write_batches" doc:"MySQL: shared write transactions in flight at once, each on its own connection (SQLite: always 1)"`
 }
 
 type CacheConfig struct {
@@ -189,6 +191,8 @@ func Defaults() Config {
 			MaxIdleConns:    0, // as many as MaxOpenConns
 			ConnMaxLifetime: 5 * time.Minute,
 			BusyTimeout:     10 * time.Second,
+			GroupCommit:     true,
+			WriteBatches:    4,
 		},
 		Cache: CacheConfig{
 			L1:          "auto",
@@ -303,6 +307,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MD.MaxXMLBody < 1*KiB || c.MD.MaxXMLBody > 64*MiB {
 		return fmt.Errorf("md.max_xml_body: %v must be between 1KiB and 64MiB", c.MD.MaxXMLBody)
+	}
+	if c.Catalog.WriteBatches < 1 || c.Catalog.WriteBatches > 64 {
+		return fmt.Errorf("catalog.write_batches: %d must be between 1 and 64", c.Catalog.WriteBatches)
 	}
 	if c.MD.MaxPendingUploads < 1 {
 		return fmt.Errorf("md.max_pending_uploads: %d must be at least 1", c.MD.MaxPendingUploads)
