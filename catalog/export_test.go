@@ -129,3 +129,52 @@ func (db *DB) CheckQuotas(ctx context.Context) error {
 		return nil
 	})
 }
+
+// HoldWriters occupies every worker of the group commit with a
+// transaction of its own that waits for release: meanwhile transactions
+// queue, and once released they run as one batch (per worker).
+func (db *DB) HoldWriters(t interface{ Fatal(...any) }) (release func()) {
+	if db.group == nil {
+		t.Fatal("group commit is off")
+	}
+	n := db.group.workers
+	gate := make(chan struct{})
+	started := make(chan struct{}, n)
+	done := make(chan error, n)
+	for range n {
+		go func() {
+			done <- db.inTxAlone(context.Background(), "hold", "", func(*tx) error {
+				started <- struct{}{}
+				<-gate
+				return nil
+			})
+		}()
+	}
+	for range n {
+		<-started
+	}
+	return func() {
+		close(gate)
+		for range n {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// Queued is how many transactions wait for a batch.
+func (db *DB) Queued() int {
+	db.group.mu.Lock()
+	defer db.group.mu.Unlock()
+	return len(db.group.queue)
+}
+
+// ExecInTx runs the statement q in a write transaction: a driver error of
+// one member of a batch.
+func (db *DB) ExecInTx(ctx context.Context, q string) error {
+	return db.inTx(ctx, "ExecInTx", "", func(t *tx) error {
+		_, err := t.exec(ctx, q)
+		return err
+	})
+}

@@ -54,8 +54,9 @@ type member struct {
 // worker per concurrent batch (1 for SQLite: its one writer), each taking
 // the whole queue (up to maxBatch) whenever it is free.
 type committer struct {
-	db   *DB
-	kick chan struct{} // something was queued
+	db      *DB
+	workers int
+	kick    chan struct{} // something was queued
 	ctx  context.Context
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -68,8 +69,9 @@ type committer struct {
 
 func newCommitter(db *DB, workers int) *committer {
 	ctx, stop := context.WithCancel(context.Background())
-	c := &committer{db: db, kick: make(chan struct{}, 1), ctx: ctx, stop: stop}
-	for range max(workers, 1) {
+	workers = max(workers, 1)
+	c := &committer{db: db, workers: workers, kick: make(chan struct{}, 1), ctx: ctx, stop: stop}
+	for range workers {
 		c.wg.Go(c.work)
 	}
 	return c
@@ -94,7 +96,10 @@ func (c *committer) close() {
 // work runs batches while there are any, then waits for a kick.
 func (c *committer) work() {
 	for {
-		if batch := c.take(); len(batch) > 0 {
+		if batch, more := c.take(); len(batch) > 0 {
+			if more {
+				c.poke() // another worker, if one is idle, takes the rest
+			}
 			c.batches.Add(1)
 			c.batched.Add(uint64(len(batch)))
 			c.runBatch(batch)
@@ -128,10 +133,7 @@ func (c *committer) run(ctx context.Context, op, path string, alone bool, fn fun
 	if closed {
 		return shoal.Errorf(op, shoal.KindUnavailable, "the catalog is closed")
 	}
-	select {
-	case c.kick <- struct{}{}:
-	default: // a kick is pending already
-	}
+	c.poke()
 	select {
 	case <-m.done:
 	case <-ctx.Done():
@@ -151,12 +153,20 @@ func (c *committer) run(ctx context.Context, op, path string, alone bool, fn fun
 	return nil
 }
 
+// poke wakes an idle worker.
+func (c *committer) poke() {
+	select {
+	case c.kick <- struct{}{}:
+	default: // a kick is pending already
+	}
+}
+
 // take pops the next batch: one alone member, or the longest run of
-// sharing members up to maxBatch; withdrawn members are dropped.
-func (c *committer) take() []*member {
+// sharing members up to maxBatch; withdrawn members are dropped. more
+// says whether members are left in the queue.
+func (c *committer) take() (batch []*member, more bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var batch []*member
 	i := 0
 	for ; i < len(c.queue) && len(batch) < maxBatch; i++ {
 		m := c.queue[i]
@@ -178,7 +188,7 @@ func (c *committer) take() []*member {
 	n := copy(c.queue, c.queue[i:])
 	clear(c.queue[n:])
 	c.queue = c.queue[:n]
-	return batch
+	return batch, n > 0
 }
 
 // runBatch runs the members in one transaction and sets each one's err.

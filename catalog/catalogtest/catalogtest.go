@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"ConcurrentMkdir", testConcurrentMkdir},
 		{"ConcurrentCreateOnly", testConcurrentCreateOnly},
 		{"ConcurrentFinishUpload", testConcurrentFinish},
+		{"ConcurrentCreates", testConcurrentCreates},
 		{"Pools", testPools},
 		{"ReplaceReplica", testReplaceReplica},
 		{"Locks", testLocks},
