@@ -57,9 +57,9 @@ type committer struct {
 	db      *DB
 	workers int
 	kick    chan struct{} // something was queued
-	ctx  context.Context
-	stop context.CancelFunc
-	wg   sync.WaitGroup
+	ctx     context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
 
 	mu    sync.Mutex
 	queue []*member
