@@ -14,7 +14,9 @@ import (
 // Objects live under objects/ab/cd/<id> (fan-out from the id's first four
 // characters, so no directory grows huge); uploads in progress live in tmp/.
 type disk struct {
-	dir string
+	dir     string
+	unnamed bool         // its filesystem has unnamed temp files (see tempFile)
+	temps   atomic.Int64 // temp files open: uploads being written
 	// claimed is what the uploads in flight on this disk's filesystem
 	// (shared by the disks on one filesystem) still have to write of
 	// their declared lengths: room promised to them, not yet used.
@@ -46,6 +48,7 @@ func openDisk(dir string) (*disk, error) {
 			return nil, shoal.E(op, dir, err)
 		}
 	}
+	d.unnamed = probeUnnamed(filepath.Join(dir, tmpDir))
 	return d, nil
 }
 

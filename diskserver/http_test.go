@@ -184,9 +184,22 @@ func TestBadIDsAndMethods(t *testing.T) {
 }
 
 // TestClientDiesMidPut sends half a body over raw TCP and hangs up: no
-// object may appear and no temp file may stay.
+// object may appear and no temp file may stay, whether temp files are
+// unnamed (O_TMPFILE) or named under tmp/.
 func TestClientDiesMidPut(t *testing.T) {
-	ts := startServer(t, Options{})
+	for _, unnamed := range []bool{true, false} {
+		t.Run(fmt.Sprintf("unnamed=%v", unnamed), func(t *testing.T) {
+			ts := startServer(t, Options{})
+			if unnamed && !ts.store.disks[0].unnamed {
+				t.Skip("this filesystem has no O_TMPFILE")
+			}
+			ts.store.disks[0].unnamed = unnamed
+			testClientDiesMidPut(t, ts)
+		})
+	}
+}
+
+func testClientDiesMidPut(t *testing.T, ts *testServer) {
 	data := storetest.Data(4, 1<<20)
 	u, _ := url.Parse(ts.signed("PUT", "dead", ""))
 	conn, err := net.Dial("tcp", u.Host)
@@ -198,9 +211,10 @@ func TestClientDiesMidPut(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Wait (bounded) until the upload is in progress, so the hang-up hits it.
-	waitFor(t, "the temp file to appear", func() bool { return len(tmpFiles(t, ts.Dir)) == 1 })
+	temps := func() int64 { return ts.store.disks[0].temps.Load() }
+	waitFor(t, "the upload to start", func() bool { return temps() == 1 })
 	conn.Close()
-	waitFor(t, "the temp file to go", func() bool { return len(tmpFiles(t, ts.Dir)) == 0 })
+	waitFor(t, "the temp file to go", func() bool { return temps() == 0 && len(tmpFiles(t, ts.Dir)) == 0 })
 	if _, err := ts.Store().Open(context.Background(), "dead"); !shoal.IsKind(err, shoal.KindNotFound) {
 		t.Errorf("half-uploaded object is visible: %v", err)
 	}

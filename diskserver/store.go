@@ -213,17 +213,11 @@ func (rr *roomReader) release() {
 func (d *disk) create(ctx context.Context, id string, r *roomReader) (info shoal.ObjectInfo, sums shoal.Sums, err error) {
 	defer r.release()
 	const op = "diskserver.Create"
-	tmp, err := os.CreateTemp(filepath.Join(d.dir, tmpDir), id+".*")
+	tmp, err := d.newTemp(id)
 	if err != nil {
 		return info, sums, shoal.E(op, id, diskErrKind(err), err)
 	}
-	name := tmp.Name()
-	defer func() {
-		if tmp != nil {
-			tmp.Close()
-		}
-		os.Remove(name) // after a successful link this drops the temp name only
-	}()
+	defer tmp.discard() // after a successful link this drops the temp name only
 
 	ad, md := adler32.New(), md5.New()
 	bufp := copyBufs.Get().(*[]byte)
@@ -254,10 +248,6 @@ func (d *disk) create(ctx context.Context, id string, r *roomReader) (info shoal
 	if err := tmp.Sync(); err != nil {
 		return info, sums, shoal.E(op, id, diskErrKind(err), err)
 	}
-	if err := tmp.Close(); err != nil {
-		return info, sums, shoal.E(op, id, diskErrKind(err), err)
-	}
-	tmp = nil
 	dir := d.objectDir(id)
 	if _, err := os.Stat(dir); err != nil {
 		// A new fan-out directory: its own entries must be durable too.
@@ -272,7 +262,7 @@ func (d *disk) create(ctx context.Context, id string, r *roomReader) (info shoal
 	}
 	// Link, unlike rename, fails if the name exists: an object, once
 	// created, never changes.
-	if err := os.Link(name, filepath.Join(dir, id)); err != nil {
+	if err := tmp.link(filepath.Join(dir, id)); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return info, sums, shoal.E(op, id, shoal.KindExist)
 		}

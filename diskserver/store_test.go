@@ -30,6 +30,19 @@ func TestStoreTwoDisks(t *testing.T) {
 	})
 }
 
+// Without O_TMPFILE (other systems, some filesystems), temp files are
+// named under tmp/: the same contract holds.
+func TestStoreNamedTemps(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) shoal.BlobStore {
+		s, err := NewStore([]string{t.TempDir()}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.disks[0].unnamed = false
+		return s
+	})
+}
+
 func TestStaleTempRemovedAtStart(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := NewStore([]string{dir}, 0); err != nil {
