@@ -247,7 +247,7 @@ func (mysqlDialect) migrations() [][]string {
 			not_before_ns BIGINT NOT NULL,
 			KEY garbage_server_due (server, not_before_ns)
 		)` + tail,
-	}, mysqlPoolsV2, mysqlReplicaListV3, mysqlUploadsV4, mysqlLocksV5, mysqlUploadsV6, mysqlJobsV7, mysqlQuotasV8}
+	}, mysqlPoolsV2, mysqlReplicaListV3, mysqlUploadsV4, mysqlLocksV5, mysqlUploadsV6, mysqlJobsV7, mysqlQuotasV8, mysqlTreeOpsV9}
 }
 
 // mentionsENOSPC reports a MySQL/MariaDB error message that names errno

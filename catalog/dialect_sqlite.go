@@ -173,7 +173,7 @@ func (sqliteDialect) migrations() [][]string {
 			not_before_ns INTEGER NOT NULL
 		)`,
 		`CREATE INDEX garbage_server_due ON garbage (server, not_before_ns)`,
-	}, sqlitePoolsV2, sqliteReplicaListV3, sqliteUploadsV4, sqliteLocksV5, sqliteUploadsV6, sqliteJobsV7, sqliteQuotasV8}
+	}, sqlitePoolsV2, sqliteReplicaListV3, sqliteUploadsV4, sqliteLocksV5, sqliteUploadsV6, sqliteJobsV7, sqliteQuotasV8, sqliteTreeOpsV9}
 }
 
 func (sqliteDialect) writers(Options) int { return 1 }

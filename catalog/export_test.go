@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"time"
 
 	"shoal"
 )
@@ -178,3 +179,16 @@ func (db *DB) ExecInTx(ctx context.Context, q string) error {
 		return err
 	})
 }
+
+// WaitCollected waits for the trees being collected in the background.
+func (db *DB) WaitCollected() { db.collecting.Wait() }
+
+// TreeOps counts the rows of tree operations in progress.
+func (db *DB) TreeOps(ctx context.Context) (int, error) {
+	var n int
+	err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM tree_ops`).Scan(&n)
+	return n, err
+}
+
+// RecoverTreeOps takes over the tree operations whose lease lapsed by now.
+func (db *DB) RecoverTreeOps(ctx context.Context, now time.Time) { db.recoverTreeOps(ctx, now) }

@@ -51,13 +51,17 @@ func (db *DB) Mkdir(ctx context.Context, path string, mtime time.Time) (*shoal.E
 
 func baseName(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 
-// Remove deletes path and its subtree.
+// Remove deletes path and its subtree. A tree of more than
+// Options.BigTree entries is hidden in one step (its quotas credited)
+// and collected after Remove returns (see treeops.go).
 func (db *DB) Remove(ctx context.Context, path string, graceUntil time.Time) error {
 	const op = "catalog.Remove"
 	if path == "/" {
 		return shoal.Errorf(op, shoal.KindPermission, "the root cannot be removed")
 	}
-	return db.inTx(ctx, op, path, func(t *tx) error {
+	var hid int64
+	err := db.inTx(ctx, op, path, func(t *tx) error {
+		hid = 0
 		n, _, quotas, err := t.lockPath(ctx, path)
 		if err != nil {
 			return err
@@ -65,11 +69,34 @@ func (db *DB) Remove(ctx context.Context, path string, graceUntil time.Time) err
 		if n == nil {
 			return shoal.E(op, path, shoal.KindNotFound)
 		}
+		if n.isDir {
+			if err := t.busyBelow(ctx, path); err != nil {
+				return err
+			}
+			big, err := t.big(ctx, n)
+			if err != nil {
+				return err
+			}
+			if big {
+				hid = newTreeOp()
+				if err := t.detachTree(ctx, op, n, quotas); err != nil {
+					return err
+				}
+				if err := t.hideTree(ctx, hid, n, graceUntil); err != nil {
+					return err
+				}
+				return t.dropLocks(ctx, path)
+			}
+		}
 		if err := t.removeTree(ctx, op, n, quotas, graceUntil); err != nil {
 			return err
 		}
 		return t.dropLocks(ctx, path)
 	})
+	if err == nil && hid != 0 {
+		db.collectInBackground(hid)
+	}
+	return err
 }
 
 // transfer is what Move and Copy decided before they act.
@@ -78,11 +105,19 @@ type transfer struct {
 	created      bool    // dst did not exist
 	srcQuotas    []int64 // quotas governing src (its ancestors')
 	dstQuotas    []int64 // quotas governing dst
+	// treeOp, when not zero: a large tree, moved or copied in chunks
+	// (bigtree.go) as that tree operation.
+	treeOp int64
 }
 
-// prepareTransfer does the checks Move and Copy share and clears dst when
-// overwriting.
-func (t *tx) prepareTransfer(ctx context.Context, op, src, dst string, overwrite bool, graceUntil time.Time) (tr transfer, err error) {
+// prepareTransfer does the checks Move and Copy share. A small tree is
+// then ready to move or copy: dst is cleared when overwriting. A large
+// one (src or the dst it replaces holding more than Options.BigTree
+// entries) gets a tree operation: src is marked busy, dst hidden (and
+// its old tree, its quotas credited, to be collected). A move whose
+// source holds a quota stays in one transaction (its quotas would have to
+// follow the copy's new ids: not done).
+func (t *tx) prepareTransfer(ctx context.Context, op, src, dst string, overwrite, move bool, graceUntil time.Time) (tr transfer, err error) {
 	s, _, srcQuotas, err := t.lockPath(ctx, src)
 	if err != nil {
 		return tr, err
@@ -107,27 +142,69 @@ func (t *tx) prepareTransfer(ctx context.Context, op, src, dst string, overwrite
 		if shoal.IsWithin(src, dst) {
 			return tr, shoal.Errorf(op, shoal.KindInvalid, "destination %s contains the source %s", dst, src)
 		}
-		if err := t.removeTree(ctx, op, d, dstQuotas, graceUntil); err != nil {
+	}
+	tr = transfer{src: s, dparent: dparent, created: d == nil, srcQuotas: srcQuotas, dstQuotas: dstQuotas}
+	big := false
+	for _, n := range []*node{s, d} {
+		if n == nil || !n.isDir {
+			continue
+		}
+		if err := t.busyBelow(ctx, n.path); err != nil {
 			return tr, err
 		}
+		b, err := t.big(ctx, n)
+		if err != nil {
+			return tr, err
+		}
+		big = big || b
 	}
-	return transfer{src: s, dparent: dparent, created: d == nil, srcQuotas: srcQuotas, dstQuotas: dstQuotas}, nil
+	if big && move {
+		q, err := t.holdsQuota(ctx, s)
+		if err != nil {
+			return tr, err
+		}
+		big = !q
+	}
+	if !big {
+		if d != nil {
+			if err := t.removeTree(ctx, op, d, dstQuotas, graceUntil); err != nil {
+				return tr, err
+			}
+		}
+		return tr, nil
+	}
+	tr.treeOp = newTreeOp()
+	if err := t.addTreeRoot(ctx, tr.treeOp, roleSource, src, s.id, s.id, graceUntil); err != nil {
+		return tr, err
+	}
+	if d != nil {
+		if err := t.detachTree(ctx, op, d, dstQuotas); err != nil {
+			return tr, err
+		}
+		return tr, t.hideTree(ctx, tr.treeOp, d, graceUntil)
+	}
+	return tr, t.addTreeRoot(ctx, tr.treeOp, roleBuild, dst, 0, 0, graceUntil)
 }
 
 // Move renames src to dst; for a directory it rewrites the path (and path
 // hash) of every descendant in the same transaction. What moves leaves
 // the quotas that govern src and not dst, and is charged to those that
 // govern dst and not src (KindQuota if one cannot hold it); a quota on
-// src itself, or below it, moves with it.
+// src itself, or below it, moves with it. A large tree (without quotas
+// in it) is copied hidden in chunks (keeping versions, sharing objects;
+// its entries get new ids, so new ETags), then published while src is
+// hidden in one step, and src collected after Move returns (see
+// treeops.go).
 func (db *DB) Move(ctx context.Context, src, dst string, overwrite bool, graceUntil time.Time) (created bool, err error) {
 	const op = "catalog.Move"
+	var tr transfer
 	err = db.inTx(ctx, op, src, func(t *tx) error {
-		tr, err := t.prepareTransfer(ctx, op, src, dst, overwrite, graceUntil)
-		if err != nil {
+		var err error
+		tr, err = t.prepareTransfer(ctx, op, src, dst, overwrite, true, graceUntil)
+		if err != nil || tr.treeOp != 0 {
 			return err
 		}
 		s, dparent := tr.src, tr.dparent
-		created = tr.created
 		leaving, arriving := idsNotIn(tr.srcQuotas, tr.dstQuotas), idsNotIn(tr.dstQuotas, tr.srcQuotas)
 		if len(leaving) > 0 || len(arriving) > 0 {
 			bytes, files, err := t.usageOf(ctx, s)
@@ -152,7 +229,10 @@ func (db *DB) Move(ctx context.Context, src, dst string, overwrite bool, graceUn
 		}
 		return t.dropLocks(ctx, src)
 	})
-	return created, err
+	if err == nil && tr.treeOp != 0 {
+		err = db.transferTree(ctx, op, tr, src, dst, true)
+	}
+	return tr.created, err
 }
 
 // idsNotIn is a without the ids in b.
@@ -220,15 +300,18 @@ func (t *tx) rewriteSubtree(ctx context.Context, src, dst string) error {
 
 // Copy duplicates src's tree at dst: new entries sharing src's immutable
 // objects (replica rows are copied, data is not) and its dead properties.
+// A large tree is built hidden in chunks and published in one step (see
+// treeops.go).
 func (db *DB) Copy(ctx context.Context, src, dst string, overwrite bool, graceUntil time.Time) (created bool, err error) {
 	const op = "catalog.Copy"
+	var tr transfer
 	err = db.inTx(ctx, op, src, func(t *tx) error {
-		tr, err := t.prepareTransfer(ctx, op, src, dst, overwrite, graceUntil)
-		if err != nil {
+		var err error
+		tr, err = t.prepareTransfer(ctx, op, src, dst, overwrite, false, graceUntil)
+		if err != nil || tr.treeOp != 0 {
 			return err
 		}
 		s, dparent := tr.src, tr.dparent
-		created = tr.created
 		if len(tr.dstQuotas) > 0 {
 			// The copy (quotas are not copied) counts on dst's quotas.
 			bytes, files, err := t.usageOf(ctx, s)
@@ -301,5 +384,8 @@ func (db *DB) Copy(ctx context.Context, src, dst string, overwrite bool, graceUn
 		}
 		return nil
 	})
-	return created, err
+	if err == nil && tr.treeOp != 0 {
+		err = db.transferTree(ctx, op, tr, src, dst, false)
+	}
+	return tr.created, err
 }

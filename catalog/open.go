@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -49,6 +50,11 @@ type Options struct {
 	// WriteBatches is how many shared transactions MySQL runs at once
 	// (SQLite: always one); zero: DefaultWriteBatches.
 	WriteBatches int
+	// BigTree is the number of entries above which COPY, MOVE and DELETE
+	// of a directory run in chunks (see treeops.go); zero: DefaultBigTree.
+	BigTree int
+	// TreeChunk bounds the entries one chunk reads; zero: its default.
+	TreeChunk int
 }
 
 // DefaultWriteBatches is Options.WriteBatches when zero.
@@ -82,6 +88,12 @@ func (o *Options) setDefaults(d dialect) {
 	if o.WriteBatches <= 0 {
 		o.WriteBatches = DefaultWriteBatches
 	}
+	if o.BigTree <= 0 {
+		o.BigTree = DefaultBigTree
+	}
+	if o.TreeChunk <= 0 {
+		o.TreeChunk = defaultTreeChunk
+	}
 }
 
 // DB is the SQL catalog. It is safe for concurrent use.
@@ -96,6 +108,13 @@ type DB struct {
 	group    *committer // nil: group commit off
 
 	readStmts, writeStmts *stmtCache // nil: statements are sent as text
+
+	owner    string // this handle, as the owner of tree operations
+	treeCtx  context.Context
+	treeStop context.CancelFunc
+	treeWG   sync.WaitGroup // treeOpsLoop and background collections
+	// collecting counts background collections (tests wait for them).
+	collecting sync.WaitGroup
 }
 
 var _ shoal.Catalog = (*DB)(nil)
@@ -131,10 +150,12 @@ func openOnce(ctx context.Context, o Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	if db.statStmt, err = db.read.PrepareContext(ctx, statSQL); err != nil {
+	if db.statStmt, err = db.read.PrepareContext(ctx, statHiddenSQL); err != nil {
 		db.Close()
 		return nil, db.fail(op, "", err)
 	}
+	db.treeWG.Add(1)
+	go db.treeOpsLoop()
 	return db, nil
 }
 
@@ -156,7 +177,8 @@ func connect(ctx context.Context, o Options) (*DB, error) {
 		return nil, shoal.Errorf(op, shoal.KindInvalid, "catalog DSN %q: want sqlite:PATH or mysql://USER:PASS@HOST:PORT/DB", redactDSN(o.DSN))
 	}
 	o.setDefaults(d)
-	db := &DB{d: d, opts: o}
+	db := &DB{d: d, opts: o, owner: newOwner()}
+	db.treeCtx, db.treeStop = context.WithCancel(context.Background())
 	if d.name() == "sqlite" {
 		db.space.dir = sqliteDir(target)
 	}
@@ -196,6 +218,8 @@ func (db *DB) Dialect() string { return db.d.name() }
 
 // Close releases the connections.
 func (db *DB) Close() error {
+	db.treeStop()
+	db.treeWG.Wait()
 	if db.group != nil {
 		db.group.close()
 	}

@@ -17,8 +17,19 @@ adler32, md5, sha256, inline, layout, replica_list`
 
 const statSQL = `SELECT ` + entryCols + ` FROM entries WHERE path_hash = ?`
 
+// statHiddenSQL is statSQL that also says whether a large tree operation
+// hides a tree somewhere (see treeops.go): almost never, and then Stat
+// checks the path's ancestors.
+const statHiddenSQL = `SELECT ` + entryCols + `, EXISTS (SELECT 1 FROM tree_ops WHERE hidden = 1) FROM entries WHERE path_hash = ?`
+
 // scanEntries reads rows of entryCols, one Entry per row.
 func scanEntries(rows *sql.Rows) ([]*shoal.Entry, error) {
+	return scanEntriesExtra(rows, nil)
+}
+
+// scanEntriesExtra is scanEntries for rows with one more column after
+// entryCols, scanned into extra (the same value for every row).
+func scanEntriesExtra(rows *sql.Rows, extra any) ([]*shoal.Entry, error) {
 	defer rows.Close()
 	var out []*shoal.Entry
 	for rows.Next() {
@@ -31,8 +42,12 @@ func scanEntries(rows *sql.Rows) ([]*shoal.Entry, error) {
 			layout           string
 			replicaList      []byte
 		)
-		if err := rows.Scan(&e.ID, &e.Parent, &e.Path, &isDir, &e.Size, &mtime, &ctime, &e.Version,
-			&adler, &md5, &sha, &inline, &layout, &replicaList); err != nil {
+		dest := []any{&e.ID, &e.Parent, &e.Path, &isDir, &e.Size, &mtime, &ctime, &e.Version,
+			&adler, &md5, &sha, &inline, &layout, &replicaList}
+		if extra != nil {
+			dest = append(dest, extra)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		e.IsDir = isDir
@@ -76,11 +91,21 @@ func (db *DB) Stat(ctx context.Context, path string) (*shoal.Entry, error) {
 	if err != nil {
 		return nil, db.fail(op, path, err)
 	}
-	es, err := scanEntries(rows)
+	var hiding bool
+	es, err := scanEntriesExtra(rows, &hiding)
 	if err != nil {
 		return nil, db.fail(op, path, err)
 	}
 	if len(es) == 1 && es[0].Path == path {
+		if hiding {
+			hidden, err := db.hidden(ctx, path)
+			if err != nil {
+				return nil, db.fail(op, path, err)
+			}
+			if hidden {
+				return nil, shoal.E(op, path, shoal.KindNotFound)
+			}
+		}
 		return es[0], nil
 	}
 	return nil, db.missing(ctx, op, path)

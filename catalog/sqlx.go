@@ -6,9 +6,11 @@ import (
 	"database/sql/driver"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net"
 	"strings"
 	"syscall"
+	"time"
 
 	"shoal"
 )
@@ -19,9 +21,10 @@ import (
 // cancelled request must not interrupt, and so roll back, the statements
 // of the others.
 type tx struct {
-	db  *DB
-	tx  *sql.Tx
-	ctx context.Context
+	db     *DB
+	tx     *sql.Tx
+	ctx    context.Context
+	treeOp int64 // the tree operation this transaction is part of (0: none)
 }
 
 func (t *tx) exec(_ context.Context, q string, args ...any) (sql.Result, error) {
@@ -81,12 +84,29 @@ func (db *DB) inTxAlone(ctx context.Context, op, path string, fn func(t *tx) err
 // create race or a deadlock.
 func (db *DB) soloTx(ctx context.Context, op, path string, fn func(t *tx) error) error {
 	var err error
-	for attempt := 0; attempt <= db.opts.TxRetries; attempt++ {
+	wait := busyWait
+	for attempt := 0; attempt <= db.opts.TxRetries; {
 		err = db.tryTx(ctx, fn)
 		if err == nil {
 			db.space.wrote()
 			return nil
 		}
+		if errors.Is(err, errBusy) {
+			// A large tree operation holds the path: wait for it (the
+			// wait does not count as an attempt).
+			t := time.NewTimer(wait/2 + rand.N(wait/2+1))
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+			}
+			wait = min(2*wait, busyWaitMax)
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		attempt++
 		if errors.Is(err, errRace) && ctx.Err() == nil {
 			continue
 		}

@@ -16,7 +16,8 @@ type node struct {
 	isDir   bool
 	version int64
 	size    int64
-	quota   bool // a directory with a quota (entries.quota)
+	quota   bool  // a directory with a quota (entries.quota)
+	treeOp  int64 // the tree operation this entry is a root of (0: none)
 }
 
 // etag is the node's ETag as shoal.Entry.ETag makes it; "" for nil.
@@ -31,10 +32,10 @@ func (n *node) etag() string {
 // one: inTx runs it again, and it then sees the winner's row.
 var errRace = errors.New("catalog: concurrent create, retry")
 
-const nodeCols = `id, path, is_dir, version, size, quota`
+const nodeCols = `id, path, is_dir, version, size, quota, tree_op`
 
 func scanNode(sc interface{ Scan(...any) error }, n *node) error {
-	return sc.Scan(&n.id, &n.path, &n.isDir, &n.version, &n.size, &n.quota)
+	return sc.Scan(&n.id, &n.path, &n.isDir, &n.version, &n.size, &n.quota, &n.treeOp)
 }
 
 // lockTree finds path and its parent inside a write transaction and
@@ -42,7 +43,9 @@ func scanNode(sc interface{ Scan(...any) error }, n *node) error {
 // (so none of them moves or vanishes meanwhile) and an exclusive lock on
 // path itself. Every write locks this way, so two transactions conflict
 // exactly when one changes a path the other lies under. Two queries at
-// any depth; either result may be nil.
+// any depth (one for SQLite); either result may be nil. A path at or
+// below the root of a large tree operation in progress (entries.tree_op,
+// see treeops.go) is errBusy: the caller waits for the operation to end.
 func (t *tx) lockTree(ctx context.Context, path string) (self, parent *node, err error) {
 	self, parent, _, err = t.lockPath(ctx, path)
 	return self, parent, err
@@ -57,47 +60,62 @@ func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quo
 	if path == "/" {
 		anc = nil
 	}
-	if len(anc) > 0 {
-		args := make([]any, len(anc))
-		for i, a := range anc {
-			args[i] = pathHash(a)
-		}
-		rows, err := t.query(ctx, `SELECT `+nodeCols+` FROM entries WHERE path_hash IN (`+
-			placeholders(len(args))+`)`+t.db.d.lockSuffix(false), args...)
+	// Where both locks are no-ops (SQLite: its one writer serialises
+	// writers), the ancestors and path itself are one query.
+	together := t.db.d.lockSuffix(false) == "" && t.db.d.lockSuffix(true) == ""
+	busy := false
+	pp := shoal.ParentPath(path)
+	scan := func(q string, hashes []any) error {
+		rows, err := t.query(ctx, q, hashes...)
 		if err != nil {
-			return nil, nil, nil, err
+			return err
 		}
-		pp := shoal.ParentPath(path)
+		defer rows.Close()
 		for rows.Next() {
 			var n node
 			if err := scanNode(rows, &n); err != nil {
-				rows.Close()
-				return nil, nil, nil, err
+				return err
 			}
-			if n.path == pp {
-				parent = &n
-			}
-			if n.quota && shoal.IsWithin(path, n.path) {
-				quotas = append(quotas, n.id)
+			mine := n.treeOp == 0 || n.treeOp == t.treeOp
+			switch {
+			case n.path == path:
+				self = &n
+				busy = busy || !mine
+			case shoal.IsWithin(path, n.path): // an ancestor (not a hash collision)
+				if n.path == pp {
+					parent = &n
+				}
+				if n.quota {
+					quotas = append(quotas, n.id)
+				}
+				busy = busy || !mine
 			}
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, nil, nil, err
+		return rows.Err()
+	}
+	const sel = `SELECT ` + nodeCols + ` FROM entries WHERE path_hash `
+	hashes := make([]any, 0, len(anc)+1)
+	for _, a := range anc {
+		hashes = append(hashes, pathHash(a))
+	}
+	if together {
+		hashes = append(hashes, pathHash(path))
+		err = scan(sel+`IN (`+placeholders(len(hashes))+`)`, hashes)
+	} else {
+		if len(hashes) > 0 {
+			err = scan(sel+`IN (`+placeholders(len(hashes))+`)`+t.db.d.lockSuffix(false), hashes)
+		}
+		if err == nil {
+			err = scan(sel+`= ?`+t.db.d.lockSuffix(true), []any{pathHash(path)})
 		}
 	}
-	var n node
-	err = scanNode(t.queryRow(ctx, `SELECT `+nodeCols+` FROM entries WHERE path_hash = ?`+t.db.d.lockSuffix(true),
-		pathHash(path)), &n)
-	switch {
-	case isNoRows(err):
-		return nil, parent, quotas, nil
-	case err != nil:
+	if err != nil {
 		return nil, nil, nil, err
-	case n.path != path:
-		return nil, parent, quotas, nil
 	}
-	return &n, parent, quotas, nil
+	if busy {
+		return nil, nil, nil, errBusy
+	}
+	return self, parent, quotas, nil
 }
 
 // checkParent says why parent cannot hold a new child.
