@@ -51,6 +51,17 @@ func (c *conditions) none() bool {
 // If-Modified-Since then gives errNotModified; on other methods a matching
 // If-None-Match is KindPrecondition. A malformed ETag list is KindInvalid;
 // a malformed date is ignored, as §13.1.3 and §13.1.4 say.
+// decidedInTx reports whether the catalog's write transaction decides
+// these conditions by itself (shoal.Condition): none, If-None-Match: *,
+// If-Match.
+func (c *conditions) decidedInTx() bool {
+	if len(c.ifUnmodifiedSince) > 0 || len(c.ifModifiedSince) > 0 {
+		return false
+	}
+	inm := trimSpace(c.ifNoneMatch)
+	return len(inm) == 0 || len(inm) == 1 && inm[0] == '*'
+}
+
 func (c *conditions) evaluate(e *shoal.Entry, safe bool) error {
 	const op = "precondition"
 	if c.none() {
