@@ -23,32 +23,47 @@ import (
 type tx struct {
 	db     *DB
 	tx     *sql.Tx
-	ctx    context.Context
-	treeOp int64 // the tree operation this transaction is part of (0: none)
+	ctx    context.Context // the transaction's; see stmtCtx
+	treeOp int64           // the tree operation this transaction is part of (0: none)
+}
+
+// stmtCtx is the context of t's statements: t's own, except for SQLite,
+// where it cannot end: modernc's driver starts a goroutine per statement
+// to interrupt it when its context ends, and SQLite runs in this process
+// (no network to hang on); the transaction itself still ends with t.ctx
+// (database/sql rolls it back).
+func (t *tx) stmtCtx() context.Context {
+	if t.db.d.name() == "sqlite" {
+		return context.Background()
+	}
+	return t.ctx
 }
 
 func (t *tx) exec(_ context.Context, q string, args ...any) (sql.Result, error) {
 	t.db.trips.Add(1)
-	if s := t.db.writeStmts.get(t.ctx, q); s != nil {
-		return t.tx.StmtContext(t.ctx, s).ExecContext(t.ctx, args...)
+	ctx := t.stmtCtx()
+	if s := t.db.writeStmts.get(ctx, q); s != nil {
+		return t.tx.StmtContext(ctx, s).ExecContext(ctx, args...)
 	}
-	return t.tx.ExecContext(t.ctx, q, args...)
+	return t.tx.ExecContext(ctx, q, args...)
 }
 
 func (t *tx) query(_ context.Context, q string, args ...any) (*sql.Rows, error) {
 	t.db.trips.Add(1)
-	if s := t.db.writeStmts.get(t.ctx, q); s != nil {
-		return t.tx.StmtContext(t.ctx, s).QueryContext(t.ctx, args...)
+	ctx := t.stmtCtx()
+	if s := t.db.writeStmts.get(ctx, q); s != nil {
+		return t.tx.StmtContext(ctx, s).QueryContext(ctx, args...)
 	}
-	return t.tx.QueryContext(t.ctx, q, args...)
+	return t.tx.QueryContext(ctx, q, args...)
 }
 
 func (t *tx) queryRow(_ context.Context, q string, args ...any) *sql.Row {
 	t.db.trips.Add(1)
-	if s := t.db.writeStmts.get(t.ctx, q); s != nil {
-		return t.tx.StmtContext(t.ctx, s).QueryRowContext(t.ctx, args...)
+	ctx := t.stmtCtx()
+	if s := t.db.writeStmts.get(ctx, q); s != nil {
+		return t.tx.StmtContext(ctx, s).QueryRowContext(ctx, args...)
 	}
-	return t.tx.QueryRowContext(t.ctx, q, args...)
+	return t.tx.QueryRowContext(ctx, q, args...)
 }
 
 func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
