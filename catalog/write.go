@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"strings"
@@ -48,6 +49,7 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 	}
 	mtime := f.mtime.UnixNano()
 	var id int64
+	var made *shoal.Entry // a new file, as a re-read would find it
 	switch {
 	case self != nil && self.isDir:
 		return nil, shoal.E(op, path, shoal.KindIsDir)
@@ -82,10 +84,12 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 			return nil, err
 		}
 	default:
+		ctime := time.Now().UnixNano()
+		list := encodeReplicaList(f.replicas)
 		res, err := t.exec(ctx, `INSERT INTO entries (parent_id, name, path, path_hash, is_dir, size, mtime_ns, ctime_ns,
 			version, adler32, md5, sha256, inline, layout, replica_list) VALUES (?, ?, ?, ?, 0, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`,
-			parent.id, baseName(path), path, pathHash(path), f.size, mtime, time.Now().UnixNano(),
-			int64(f.sums.Adler32), md5, sha, f.inline, f.layout, encodeReplicaList(f.replicas))
+			parent.id, baseName(path), path, pathHash(path), f.size, mtime, ctime,
+			int64(f.sums.Adler32), md5, sha, f.inline, f.layout, list)
 		if err != nil {
 			if t.db.isDup(err) {
 				if f.cond.CreateOnly {
@@ -101,6 +105,12 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 		if err := t.insertReplicas(ctx, id, f.replicas); err != nil {
 			return nil, err
 		}
+		if made, err = newFileEntry(id, parent.id, path, f, mtime, ctime, md5, sha, list); err != nil {
+			return nil, err
+		}
+	}
+	if made != nil {
+		return made, nil
 	}
 	if len(quotas) > 0 || len(f.heldOn) > 0 {
 		bytes, files := f.size, int64(1)
@@ -112,6 +122,25 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 		}
 	}
 	return t.entry(ctx, path)
+}
+
+// newFileEntry is the entry of a file just inserted, as scanEntries would
+// read it back (one query a create saved).
+func newFileEntry(id, parent int64, path string, f fileData, mtime, ctime int64, md5, sha, list []byte) (*shoal.Entry, error) {
+	// Copies, as a read gives: the caller may reuse its buffers.
+	e := &shoal.Entry{ID: id, Parent: parent, Path: path, Size: f.size, MTime: time.Unix(0, mtime), CTime: time.Unix(0, ctime),
+		Version: 1, Sums: shoal.Sums{Adler32: f.sums.Adler32, MD5: nonEmpty(bytes.Clone(md5)), SHA256: nonEmpty(bytes.Clone(sha))}}
+	if f.layout == "" {
+		e.Inline = append([]byte{}, f.inline...)
+	} else if l, err := shoal.ParseLayout(f.layout); err == nil {
+		e.Layout = l
+	}
+	reps, err := decodeReplicaList(list)
+	if err != nil {
+		return nil, shoal.E("catalog", path, err)
+	}
+	e.Replicas = reps
+	return e, nil
 }
 
 // PutInline creates or replaces a small file kept whole in the catalog.

@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"ConcurrentCreateOnly", testConcurrentCreateOnly},
 		{"ConcurrentFinishUpload", testConcurrentFinish},
 		{"ConcurrentCreates", testConcurrentCreates},
+		{"CreateAnswersAsStat", testCreateAnswersAsStat},
 		{"Pools", testPools},
 		{"ReplaceReplica", testReplaceReplica},
 		{"Locks", testLocks},

@@ -121,3 +121,29 @@ func createByUpload(t *testing.T, c shoal.Catalog, path, object string) error {
 	}
 	return err
 }
+
+// testCreateAnswersAsStat: the entry a create returns is the one Stat
+// reads back, for inline files and files on data servers.
+func testCreateAnswersAsStat(t *testing.T, c shoal.Catalog) {
+	mkdir(t, c, "/as")
+	data := []byte("some bytes")
+	sums := shoal.Sums{Adler32: 42, MD5: []byte("0123456789abcdef"), SHA256: []byte("0123456789abcdef0123456789abcdef")}
+	e := got(c.PutInline(ctx(t), "/as/inline", data, sums, t0, shoal.Condition{}, grace)).must(t)
+	data[0] = 'X' // the caller's buffer is its own again
+	sameEntry(t, e, stat(t, c, "/as/inline"))
+	empty := got(c.PutInline(ctx(t), "/as/empty", nil, shoal.Sums{}, t0, shoal.Condition{}, grace)).must(t)
+	sameEntry(t, empty, stat(t, c, "/as/empty"))
+	ok(t, c.BeginUpload(ctx(t), &shoal.Upload{ID: "as01", Path: "/as/ec", Servers: []string{"s1", "s2", "s3"}, Object: "as01",
+		Layout: shoal.Layout{Kind: shoal.LayoutEC, K: 2, M: 1}, Expires: time.Now().Add(time.Hour)}))
+	ec := got(c.FinishUpload(ctx(t), &shoal.Commit{Upload: "as01", Size: 5, Sums: sums, MTime: t0, Replicas: []shoal.Replica{
+		{Server: "s3", Object: "as01", Shard: 2}, {Server: "s1", Object: "as01", Shard: 0}, {Server: "s2", Object: "as01", Shard: 1}}}, grace)).must(t)
+	sameEntry(t, ec, stat(t, c, "/as/ec"))
+}
+
+func sameEntry(t *testing.T, made, read *shoal.Entry) {
+	t.Helper()
+	a, b := fmt.Sprintf("%+v", *made), fmt.Sprintf("%+v", *read)
+	if a != b || !made.MTime.Equal(read.MTime) || !made.CTime.Equal(read.CTime) {
+		t.Errorf("%s: the create answered\n%s\nStat reads\n%s", read.Path, a, b)
+	}
+}
