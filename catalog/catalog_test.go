@@ -2,6 +2,8 @@ package catalog_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -116,5 +118,42 @@ func testStatRoundTrips(t *testing.T, db *catalog.DB) {
 	t.Logf("%s: two failing Stats at depth 9-12: %d round trips", db.Dialect(), n)
 	if n > 4 {
 		t.Errorf("two failing Stats took %d round trips, want ≤ 4", n)
+	}
+}
+
+func TestSQLiteDurability(t *testing.T) {
+	durable, how, err := openSQLite(t).Durability(context.Background())
+	if err != nil || !durable {
+		t.Errorf("Durability = %v, %q, %v; want durable (synchronous=FULL)", durable, how, err)
+	}
+}
+
+// The writer never checkpoints (it would wait for the copy and its
+// fsync); the background checkpointer copies the log into the database
+// file once it grew by a few MiB.
+func TestSQLiteCheckpointsInBackground(t *testing.T) {
+	dir := t.TempDir()
+	db, err := catalog.Open(context.Background(), catalog.Options{DSN: "sqlite:" + filepath.Join(dir, "c.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	data := make([]byte, 4<<10)
+	for i := range 1500 { // 6 MiB of file contents
+		if _, err := db.PutInline(ctx, fmt.Sprintf("/f%04d", i), data, shoal.Sums{}, time.Now(), shoal.Condition{}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		fi, err := os.Stat(filepath.Join(dir, "c.db"))
+		if err == nil && fi.Size() > 4<<20 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the database file holds %v bytes 10 s after 6 MiB were written: the log was not checkpointed", fi.Size())
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

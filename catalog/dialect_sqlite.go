@@ -27,21 +27,34 @@ func (sqliteDialect) name() string { return "sqlite" }
 
 func (sqliteDialect) defaultConns() int { return SQLiteReaders() }
 
-func (sqliteDialect) open(ctx context.Context, path string, o Options) (read, write *sql.DB, err error) {
-	abs, err := filepath.Abs(path)
+// sqliteDSN is the driver's DSN for the database file at path (made
+// absolute), with the pragmas every connection gets.
+func sqliteDSN(path string, o Options) (dsn, abs string, err error) {
+	abs, err = filepath.Abs(path)
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := ownerOnly(abs); err != nil {
-		return nil, nil, err
+		return "", "", err
 	}
 	pragmas := url.Values{}
 	pragmas.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.BusyTimeout.Milliseconds()))
 	pragmas.Add("_pragma", "journal_mode(WAL)")
 	pragmas.Add("_pragma", "synchronous(FULL)")
 	pragmas.Add("_pragma", "foreign_keys(1)")
-	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + pragmas.Encode()
-	write, err = sql.Open("sqlite", dsn+"&_txlock=immediate")
+	return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + pragmas.Encode(), abs, nil
+}
+
+func (sqliteDialect) open(ctx context.Context, path string, o Options) (read, write *sql.DB, err error) {
+	dsn, abs, err := sqliteDSN(path, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ownerOnly(abs); err != nil {
+		return nil, nil, err
+	}
+	// No checkpoint at commit: a checkpoint copies the WAL into the
+	// database file and fsyncs it, hundreds of milliseconds on a busy
+	// disk, during which the writer would wait; checkpointer runs them
+	// on a connection of its own.
+	write, err = sql.Open("sqlite", dsn+"&_pragma=wal_autocheckpoint(0)&_txlock=immediate")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -241,7 +241,9 @@ func (c *committer) runBatch(batch []*member) {
 				m.err = err
 			}
 		}
+		return
 	}
+	db.commits.Add(1)
 }
 
 // batchContext is the context a batch's statements run under: it ends

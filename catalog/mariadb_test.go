@@ -74,3 +74,11 @@ func TestMySQLDSN(t *testing.T) {
 		}
 	}
 }
+
+// testsvc's MariaDB runs with innodb_flush_log_at_trx_commit=1.
+func TestMariaDBDurability(t *testing.T) {
+	durable, how, err := openMariaDB(t).Durability(context.Background())
+	if err != nil || !durable {
+		t.Errorf("Durability = %v, %q, %v; want durable", durable, how, err)
+	}
+}

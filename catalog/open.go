@@ -103,11 +103,13 @@ type DB struct {
 	write    *sql.DB // transactions (one connection for SQLite)
 	opts     Options
 	trips    atomic.Uint64
+	commits  atomic.Uint64 // write transactions committed
 	statStmt *sql.Stmt
 	space    spaceWatch
 	group    *committer // nil: group commit off
 
 	readStmts, writeStmts *stmtCache // nil: statements are sent as text
+	ckpt                  *checkpointer // SQLite
 
 	owner    string // this handle, as the owner of tree operations
 	treeCtx  context.Context
@@ -188,6 +190,14 @@ func connect(ctx context.Context, o Options) (*DB, error) {
 	}
 	if d.name() == "sqlite" {
 		db.readStmts, db.writeStmts = newStmtCache(db.read, false), newStmtCache(db.write, true)
+		dsn, _, err := sqliteDSN(target, o)
+		if err == nil {
+			db.ckpt, err = newCheckpointer(dsn, db.commits.Load)
+		}
+		if err != nil {
+			db.Close()
+			return nil, db.fail(op, "", err)
+		}
 	}
 	if !o.SoloCommits {
 		db.group = newCommitter(db, d.writers(o))
@@ -228,6 +238,7 @@ func (db *DB) Close() error {
 	}
 	db.readStmts.close()
 	db.writeStmts.close()
+	db.ckpt.close()
 	err := db.read.Close()
 	if db.write != db.read {
 		if werr := db.write.Close(); err == nil {

@@ -156,6 +156,7 @@ func (db *DB) tryTx(ctx context.Context, fn func(t *tx) error) error {
 	if err := stx.Commit(); err != nil {
 		return &commitError{err}
 	}
+	db.commits.Add(1)
 	return nil
 }
 

@@ -36,6 +36,9 @@ func openCatalog(ctx context.Context, c *config.Config, log *slog.Logger) (shoal
 	if err != nil {
 		return nil, err
 	}
+	if durable, how, err := db.Durability(ctx); err == nil && !durable {
+		log.Warn("the catalog database does not make every commit durable: an answered write may be lost if its host crashes", "catalog", how)
+	}
 	return withCache(db, c, log)
 }
 
