@@ -108,7 +108,7 @@ type DB struct {
 	space    spaceWatch
 	group    *committer // nil: group commit off
 
-	readStmts, writeStmts *stmtCache // nil: statements are sent as text
+	readStmts, writeStmts *stmtCache    // nil: statements are sent as text
 	ckpt                  *checkpointer // SQLite
 
 	owner    string // this handle, as the owner of tree operations
