@@ -109,9 +109,6 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 			return nil, err
 		}
 	}
-	if made != nil {
-		return made, nil
-	}
 	if len(quotas) > 0 || len(f.heldOn) > 0 {
 		bytes, files := f.size, int64(1)
 		if self != nil {
@@ -120,6 +117,9 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 		if err := t.charge(ctx, op, path, quotas, bytes, files, f.held, f.heldOn); err != nil {
 			return nil, err
 		}
+	}
+	if made != nil {
+		return made, nil
 	}
 	return t.entry(ctx, path)
 }
