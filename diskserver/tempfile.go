@@ -71,3 +71,12 @@ func probeUnnamed(dir string) bool {
 	os.Remove(probe)
 	return true
 }
+
+// Uploads is how many objects are being written (temp files open).
+func (s *Store) Uploads() int64 {
+	var n int64
+	for _, d := range s.disks {
+		n += d.temps.Load()
+	}
+	return n
+}

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -77,8 +76,7 @@ func testSIGTERMInFlight(t *testing.T, mode string) {
 	}
 	// The upload is in flight at the data server once it has a temp file.
 	waitFor(t, 60*time.Second, "the upload's temp file on the data server", func() bool {
-		entries, _ := os.ReadDir(filepath.Join(data, "disk", "tmp"))
-		return len(entries) > 0
+		return len(tempUploads(n.cmd.Process.Pid, filepath.Join(data, "disk"))) > 0
 	})
 	n.signal(syscall.SIGTERM)
 	time.Sleep(200 * time.Millisecond) // let shutdown begin; the assertion holds either way

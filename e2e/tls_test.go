@@ -245,7 +245,7 @@ func TestTLSRotation(t *testing.T) {
 	}()
 	// The upload is under way: the data server has some of its bytes.
 	waitFor(t, 20*time.Second, "the upload to reach the data server", func() bool {
-		return uploading(filepath.Join(n.data, "disk"))
+		return uploading(n.cmd.Process.Pid, filepath.Join(n.data, "disk"))
 	})
 
 	ca, err := tlsconf.LoadCA(n.ca, filepath.Join(n.data, "tls", "ca.key"))
@@ -496,17 +496,14 @@ func TestTLSSeparateProcesses(t *testing.T) {
 	checkFile(t, got, want)
 }
 
-// uploading reports whether a data server directory holds a temporary
-// upload file with some bytes in it.
-func uploading(dir string) bool {
-	found := false
-	filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
-		if err == nil && !e.IsDir() && strings.Contains(p, string(filepath.Separator)+"tmp"+string(filepath.Separator)) {
-			if fi, err := e.Info(); err == nil && fi.Size() > 0 {
-				found = true
-			}
+// uploading reports whether the shoal process pid has a temporary upload
+// file under the data server directory dir with some bytes in it: a
+// named one in dir's tmp/, or an unnamed one (O_TMPFILE) it holds open.
+func uploading(pid int, dir string) bool {
+	for _, size := range tempUploads(pid, dir) {
+		if size > 0 {
+			return true
 		}
-		return nil
-	})
-	return found
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -241,4 +242,34 @@ func TestBigCopyDoesNotStallMKCOL(t *testing.T) {
 			t.Errorf("GET %s after the COPY: present %v, %d bytes", p, ok, len(got))
 		}
 	}
+}
+
+// tempUploads lists the sizes of the uploads the shoal process pid is
+// writing under the data server directory dir: named temp files in
+// dir/tmp, and unnamed ones (O_TMPFILE, where the data server's
+// filesystem has them) that only the process's open descriptors show
+// (/proc/PID/fd/N names them dir/tmp/#INODE (deleted)).
+func tempUploads(pid int, dir string) []int64 {
+	tmp := filepath.Join(dir, "tmp") + string(filepath.Separator)
+	var sizes []int64
+	seen := map[string]bool{}
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	for _, fd := range fds {
+		p := fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())
+		target, err := os.Readlink(p)
+		if err != nil || !strings.HasPrefix(target, tmp) {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			sizes = append(sizes, fi.Size())
+			seen[strings.TrimSuffix(target, " (deleted)")] = true
+		}
+	}
+	entries, _ := os.ReadDir(tmp)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && !seen[tmp+e.Name()] {
+			sizes = append(sizes, fi.Size())
+		}
+	}
+	return sizes
 }

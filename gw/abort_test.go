@@ -29,23 +29,22 @@ func TestPutClientDies(t *testing.T) {
 	if _, err := conn.Write(storetest.Data(7, sent)); err != nil {
 		t.Fatal(err)
 	}
-	// The shards are in flight: temp files exist on the servers.
-	inFlight := 0
-	for range 100 {
+	// The shards are in flight: the servers are writing them.
+	uploads := func() int64 {
+		n := int64(0)
 		for _, d := range c.Disks {
-			walkFiles(d.Dir, func(p string) {
-				if strings.Contains(p[len(d.Dir):], "tmp/") {
-					inFlight++
-				}
-			})
+			n += d.Uploads()
 		}
-		if inFlight > 0 {
+		return n
+	}
+	for range 100 {
+		if uploads() > 0 {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if inFlight == 0 {
-		t.Fatal("no shard temp file while the PUT streams")
+	if uploads() == 0 {
+		t.Fatal("no shard being written while the PUT streams")
 	}
 	conn.Close()
 
@@ -59,7 +58,7 @@ func TestPutClientDies(t *testing.T) {
 				}
 			})
 		}
-		if len(left) == 0 {
+		if len(left) == 0 && uploads() == 0 {
 			break
 		}
 		if time.Now().After(deadline) {

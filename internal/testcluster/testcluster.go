@@ -34,6 +34,10 @@ type Disk struct {
 // URL is the server's base URL.
 func (d *Disk) URL() string { return "http://" + d.Addr }
 
+// Uploads is how many objects the server is writing (its temp files,
+// unnamed where the filesystem has O_TMPFILE, do not show in its tmp/).
+func (d *Disk) Uploads() int64 { return d.srv.Store().Uploads() }
+
 // Start serves Dir on Addr (a free port the first time, then the same).
 func (d *Disk) Start() {
 	d.T.Helper()
