@@ -70,7 +70,9 @@ func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 	if path == "/" {
 		return nil, shoal.Errorf(op, shoal.KindIsDir, "cannot PUT the root")
 	}
-	if s.inline(p.length) && conds.decidedInTx() {
+	if ctx.IsPut() && s.inline(p.length) && conds.decidedInTx() {
+		// (A third-party pull plans as a PUT but creates nothing here: it
+		// needs the checks before its source is touched.)
 		// An inline file's transaction checks the parent (409), a
 		// directory at path (409), If-None-Match: * and If-Match (412)
 		// itself: reading them first would cost two catalog reads a
