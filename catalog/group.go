@@ -150,6 +150,7 @@ func (c *committer) run(ctx context.Context, op, path string, alone bool, fn fun
 	case m.err != nil:
 		return c.db.fail(op, path, m.err)
 	}
+	c.db.space.wrote()
 	return nil
 }
 
