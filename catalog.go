@@ -137,6 +137,7 @@ type Usage interface {
 type Catalog interface {
 	Statter
 	Lister
+	PageLister
 	Namespace
 	Writer
 	PropStore

@@ -93,6 +93,12 @@ func (c *Catalog) List(ctx context.Context, dir string) ([]*shoal.Entry, error) 
 	return c.inner.List(ctx, dir)
 }
 
+// ListPage reads the catalog itself, like List: a page is read once per
+// listing, and the rows it holds are the newest.
+func (c *Catalog) ListPage(ctx context.Context, dir, after string, limit int, props bool) (shoal.Page, error) {
+	return c.inner.ListPage(ctx, dir, after, limit, props)
+}
+
 func (c *Catalog) Usage(ctx context.Context, path string) (bytes, files int64, err error) {
 	return c.inner.Usage(ctx, path)
 }

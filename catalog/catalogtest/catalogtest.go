@@ -27,6 +27,7 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"Root", testRoot},
 		{"MkdirNested", testMkdirNested},
 		{"ListSorted", testListSorted},
+		{"ListPage", testListPage},
 		{"NotDirParents", testNotDirParents},
 		{"PutInline", testPutInline},
 		{"Upload", testUpload},

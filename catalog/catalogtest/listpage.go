@@ -1,0 +1,117 @@
+package catalogtest
+
+import (
+	"fmt"
+	"testing"
+
+	"shoal"
+)
+
+// testListPage: pages of a directory, in byte order, each starting after
+// the last name of the one before, without inline content, with the dead
+// properties of each entry when asked, and the errors of List.
+func testListPage(t *testing.T, c shoal.Catalog) {
+	mkdir(t, c, "/p", "/p/B", "/p/sub", "/q")
+	var want []string
+	for i := range 23 {
+		n := fmt.Sprintf("f%02d", i)
+		putInline(t, c, "/p/"+n, "inline data "+n)
+		want = append(want, n)
+	}
+	putObjects(t, c, "/p/z", "ab01", 10, "s1", "s2")
+	putInline(t, c, "/p/é", "x")
+	putInline(t, c, "/q/other", "not in /p")
+	ok(t, c.PatchProps(ctx(t), "/p/f03", []shoal.Prop{{Space: "urn:x", Name: "b", Value: "2"}, {Space: "urn:x", Name: "a", Value: "1"}}, nil))
+	ok(t, c.PatchProps(ctx(t), "/p/sub", []shoal.Prop{{Space: "urn:y", Name: "c", Value: "3"}}, nil))
+	ok(t, c.PatchProps(ctx(t), "/q/other", []shoal.Prop{{Space: "urn:x", Name: "z", Value: "no"}}, nil))
+	want = append([]string{"B"}, want...)
+	want = append(want, "sub", "z", "é")
+
+	for _, limit := range []int{1, 7, len(want), 100} {
+		var listed []string
+		after := ""
+		for pages := 0; ; pages++ {
+			if pages > len(want)+1 {
+				t.Fatalf("limit %d: more pages than entries", limit)
+			}
+			p := got(c.ListPage(ctx(t), "/p", after, limit, true)).must(t)
+			if len(p.Entries) > limit || len(p.Props) != len(p.Entries) {
+				t.Fatalf("limit %d: page of %d entries, %d props", limit, len(p.Entries), len(p.Props))
+			}
+			for i, e := range p.Entries {
+				listed = append(listed, e.Name())
+				if e.Path != "/p/"+e.Name() || e.Inline != nil {
+					t.Errorf("limit %d: entry %+v: want path /p/%s and no inline content", limit, e, e.Name())
+				}
+				var ps []string
+				for _, pr := range p.Props[i] {
+					ps = append(ps, pr.Space+" "+pr.Name+"="+pr.Value)
+				}
+				var wantProps []string
+				switch e.Name() {
+				case "f03":
+					wantProps = []string{"urn:x a=1", "urn:x b=2"}
+				case "sub":
+					wantProps = []string{"urn:y c=3"}
+				}
+				if !equalStrings(ps, wantProps) {
+					t.Errorf("limit %d: props of %s = %v, want %v", limit, e.Name(), ps, wantProps)
+				}
+				switch e.Name() {
+				case "f05":
+					if e.Size != 15 || e.IsDir || e.Layout.Kind != 0 {
+						t.Errorf("inline file in a page: %+v, want size 15, zero layout", e)
+					}
+				case "z":
+					if e.Size != 10 || len(e.Replicas) != 2 || e.Sums.Adler32 != 7 {
+						t.Errorf("file in a page: %+v, want size 10, 2 replicas, adler32 7", e)
+					}
+				case "B":
+					if !e.IsDir {
+						t.Errorf("B is a directory: %+v", e)
+					}
+				}
+			}
+			if !p.More {
+				break
+			}
+			if len(p.Entries) == 0 {
+				t.Fatalf("limit %d: an empty page says more follow", limit)
+			}
+			after = p.Entries[len(p.Entries)-1].Name()
+		}
+		if !equalStrings(listed, want) {
+			t.Errorf("limit %d: listed %v, want %v", limit, listed, want)
+		}
+	}
+	// Without props; starting in the middle, after a name that is absent.
+	p := got(c.ListPage(ctx(t), "/p", "f10x", 3, false)).must(t)
+	if !equalStrings(names(p.Entries), []string{"f11", "f12", "f13"}) || !p.More || p.Props != nil {
+		t.Errorf("ListPage after f10x = %v more %v props %v, want [f11 f12 f13], more, no props", names(p.Entries), p.More, p.Props)
+	}
+	if p := got(c.ListPage(ctx(t), "/p", "é", 5, true)).must(t); len(p.Entries) != 0 || p.More {
+		t.Errorf("ListPage after the last name = %v more %v, want empty", names(p.Entries), p.More)
+	}
+	if p := got(c.ListPage(ctx(t), "/p/sub", "", 5, true)).must(t); len(p.Entries) != 0 || p.More {
+		t.Errorf("ListPage of an empty directory = %v more %v", names(p.Entries), p.More)
+	}
+	// A new name after the first page shows in a later page; one before
+	// it does not, and nothing is listed twice.
+	first := got(c.ListPage(ctx(t), "/p", "", 2, false)).must(t)
+	putInline(t, c, "/p/A", "before")
+	putInline(t, c, "/p/zz", "after")
+	rest := got(c.ListPage(ctx(t), "/p", first.Entries[1].Name(), 100, false)).must(t)
+	seen := map[string]int{}
+	for _, e := range append(first.Entries, rest.Entries...) {
+		seen[e.Name()]++
+	}
+	if seen["A"] != 0 || seen["zz"] != 1 || seen["f00"] != 1 || len(seen) != len(want)+1 {
+		t.Errorf("pages around concurrent creates: %v", seen)
+	}
+	_, err := c.ListPage(ctx(t), "/nope", "", 5, false)
+	wantKind(t, "ListPage missing", err, shoal.KindNotFound)
+	_, err = c.ListPage(ctx(t), "/p/f01", "", 5, false)
+	wantKind(t, "ListPage of a file", err, shoal.KindNotDir)
+	_, err = c.ListPage(ctx(t), "/p", "", 0, false)
+	wantKind(t, "ListPage limit 0", err, shoal.KindInvalid)
+}
