@@ -1,10 +1,9 @@
 package md
 
 import (
+	"bufio"
 	"bytes"
-	"html"
 	"io"
-	"strings"
 
 	"github.com/valyala/fasthttp"
 
@@ -200,46 +199,56 @@ func (p *proxiedBody) Close() error {
 	return err
 }
 
-// getDir lists a directory as a small HTML page.
+// getDir lists a directory as an HTML page, streamed a catalog page at a
+// time when the directory has more than one page of children.
 func (s *Server) getDir(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
-	children, err := s.cat.List(s.base, e.Path)
+	p, err := s.cat.ListPage(s.base, e.Path, "", listPageSize, false)
 	if err != nil {
 		httperr.Write(ctx, err)
 		return
 	}
 	s.setEntryHeaders(ctx, e)
-	var b bytes.Buffer
-	title := htmlText(e.Path)
-	b.WriteString("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>")
-	b.WriteString(title)
-	b.WriteString("</title></head><body><h1>")
-	b.WriteString(title)
-	b.WriteString("</h1><ul>\n")
-	if e.Path != "/" {
-		b.WriteString("<li><a href=\"" + shoal.EscapePath(shoal.ParentPath(e.Path)) + dirSlash(shoal.ParentPath(e.Path)) + "\">../</a></li>\n")
+	buf := getBuf()
+	b := appendHTMLListHead(buf.b[:0], e.Path)
+	for _, c := range p.Entries {
+		b = appendHTMLListRow(b, c)
 	}
-	for _, c := range children {
-		name := c.Name()
-		href := shoal.EscapePath(c.Path)
-		if c.IsDir {
-			href += "/"
-			name += "/"
+	if !p.More || len(p.Entries) == 0 {
+		ctx.SetBody(append(b, htmlListTail...))
+		buf.b = b
+		putBuf(buf)
+		return
+	}
+	buf.b = b
+	dir, after := e.Path, p.Entries[len(p.Entries)-1].Name()
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+		defer putBuf(buf)
+		for {
+			if _, err := w.Write(buf.b); err != nil {
+				return
+			}
+			if err := w.Flush(); err != nil {
+				return
+			}
+			p, err := s.cat.ListPage(s.base, dir, after, listPageSize, false)
+			if err != nil {
+				// The status is sent: say so in the page itself.
+				b := append(buf.b[:0], "</ul><p>listing cut short: "...)
+				w.Write(appendHTMLText(b, err.Error()))
+				w.WriteString("</p></body></html>\n")
+				return
+			}
+			b := buf.b[:0]
+			for _, c := range p.Entries {
+				b = appendHTMLListRow(b, c)
+			}
+			buf.b = b
+			if !p.More || len(p.Entries) == 0 {
+				w.Write(b)
+				w.WriteString(htmlListTail)
+				return
+			}
+			after = p.Entries[len(p.Entries)-1].Name()
 		}
-		b.WriteString("<li><a href=\"" + html.EscapeString(href) + "\">" + htmlText(name) + "</a></li>\n")
-	}
-	b.WriteString("</ul></body></html>\n")
-	ctx.SetBody(b.Bytes())
-}
-
-// htmlText escapes a name for an HTML page, replacing bytes that are not
-// UTF-8 (a name stored before such names were refused) by U+FFFD.
-func htmlText(s string) string {
-	return html.EscapeString(strings.ToValidUTF8(s, "\uFFFD"))
-}
-
-func dirSlash(p string) string {
-	if p == "/" {
-		return ""
-	}
-	return "/"
+	})
 }

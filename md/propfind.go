@@ -1,6 +1,7 @@
 package md
 
 import (
+	"bufio"
 	"encoding/xml"
 	"io"
 	"sync"
@@ -85,32 +86,102 @@ func (s *Server) handlePropfind(ctx *fasthttp.RequestCtx) {
 		httperr.Write(ctx, err)
 		return
 	}
-	var children []*shoal.Entry
-	if depth == 1 && e.IsDir {
-		if children, err = s.cat.List(s.base, path); err != nil {
-			httperr.Write(ctx, err)
-			return
-		}
-	}
 	buf := getBuf()
-	defer putBuf(buf)
-	lv := liveValues{srv: s, target: path, listing: len(children) > 0}
+	lv := liveValues{srv: s, target: path, listing: depth == 1 && e.IsDir}
 	b := append(buf.b[:0], multistatusOpen...)
 	if b, err = s.appendResponse(b, &lv, e, req); err != nil {
+		putBuf(buf)
 		httperr.Write(ctx, err)
 		return
 	}
-	for _, c := range children {
-		if b, err = s.appendResponse(b, &lv, c, req); err != nil {
+	var l *davListing
+	if depth == 1 && e.IsDir {
+		// The first page is read before the status is sent, so that a
+		// catalog error is still a plain error answer.
+		l = &davListing{srv: s, lv: lv, req: req, dir: e}
+		if b, err = l.nextPage(b); err != nil {
+			putBuf(buf)
 			httperr.Write(ctx, err)
 			return
 		}
 	}
-	b = append(b, multistatusClose...)
-	buf.b = b
 	ctx.SetStatusCode(fasthttp.StatusMultiStatus)
 	ctx.Response.Header.SetContentTypeBytes(ctXML)
-	ctx.SetBody(b)
+	if l == nil || l.done {
+		b = append(b, multistatusClose...)
+		ctx.SetBody(b)
+		buf.b = b
+		putBuf(buf)
+		return
+	}
+	// A large collection streams page by page (chunked), in bounded
+	// memory, the first rows sent before the catalog read ends.
+	buf.b = b
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { l.stream(w, buf) })
+}
+
+// listPageSize is how many children a listing reads from the catalog at a
+// time: large enough that a page query costs little per entry, small
+// enough that a page's rows and XML stay well under a megabyte.
+const listPageSize = 512
+
+// davListing is a PROPFIND Depth 1 of a collection, answered a page of
+// children at a time.
+type davListing struct {
+	srv   *Server
+	lv    liveValues
+	req   *propfindReq
+	dir   *shoal.Entry
+	after string // the last name listed
+	done  bool   // the last page has been appended
+}
+
+// nextPage reads the next page of children and appends their responses.
+func (l *davListing) nextPage(b []byte) ([]byte, error) {
+	p, err := l.srv.cat.ListPage(l.srv.base, l.dir.Path, l.after, listPageSize, needsDead(l.req))
+	if err != nil {
+		return b, err
+	}
+	for i, c := range p.Entries {
+		var dead []shoal.Prop
+		if p.Props != nil {
+			dead = p.Props[i]
+		}
+		if b, err = l.srv.appendResponseWith(b, &l.lv, c, l.req, dead); err != nil {
+			return b, err
+		}
+	}
+	if len(p.Entries) > 0 {
+		l.after = p.Entries[len(p.Entries)-1].Name()
+	}
+	l.done = !p.More || len(p.Entries) == 0
+	return b, nil
+}
+
+// stream sends what buf holds, then the following pages as they are
+// read. A catalog error after the status was sent ends the listing with a
+// 507 response for the collection (RFC 4918 9.1: the results were
+// truncated), so the document stays well-formed and says it is partial.
+func (l *davListing) stream(w *bufio.Writer, buf *buffer) {
+	defer putBuf(buf)
+	for {
+		if _, err := w.Write(buf.b); err != nil {
+			return // the client went away
+		}
+		if l.done {
+			break
+		}
+		if err := w.Flush(); err != nil {
+			return
+		}
+		b, err := l.nextPage(buf.b[:0])
+		if err != nil {
+			b = appendTruncated(b[:0], l.dir.Path, err)
+			l.done = true
+		}
+		buf.b = b
+	}
+	w.Write([]byte(multistatusClose))
 }
 
 var allpropReq = &propfindReq{kind: findAllProp}
@@ -129,7 +200,8 @@ func needsDead(req *propfindReq) bool {
 	return false
 }
 
-// appendResponse appends one <D:response> for e.
+// appendResponse appends one <D:response> for e, reading its dead
+// properties if req needs them.
 func (s *Server) appendResponse(b []byte, lv *liveValues, e *shoal.Entry, req *propfindReq) ([]byte, error) {
 	var dead []shoal.Prop
 	if needsDead(req) {
@@ -138,6 +210,12 @@ func (s *Server) appendResponse(b []byte, lv *liveValues, e *shoal.Entry, req *p
 			return b, err
 		}
 	}
+	return s.appendResponseWith(b, lv, e, req, dead)
+}
+
+// appendResponseWith appends one <D:response> for e whose dead
+// properties are dead.
+func (s *Server) appendResponseWith(b []byte, lv *liveValues, e *shoal.Entry, req *propfindReq, dead []shoal.Prop) ([]byte, error) {
 	b = append(b, "<D:response>"...)
 	b = appendHref(b, e.Path, e.IsDir)
 	switch req.kind {
