@@ -3,6 +3,7 @@ package shoal
 import (
 	"context"
 	"io"
+	"os"
 	"time"
 )
 
@@ -71,6 +72,22 @@ type HeadOpener interface {
 // shards of a large GET this way; stores without it are read with ReadAt.
 type RangeOpener interface {
 	OpenRange(ctx context.Context, id string, off, n int64) (io.ReadCloser, error)
+}
+
+// FileObject is an optional Object method for objects kept whole in a
+// local file: the open file itself, at offset 0, which a server that
+// hands it unwrapped to its connection sends with sendfile(2) (zero
+// copy). Closing the file closes the object. md serves `shoal all`'s own
+// objects this way (see md.Options.LocalStore).
+type FileObject interface {
+	OSFile() *os.File
+}
+
+// SizedCreator is an optional BlobStore method: Create for a body of
+// known size, refused at once (KindInsufficient) when the store has no
+// room for size bytes rather than after writing part of it.
+type SizedCreator interface {
+	CreateSized(ctx context.Context, id string, r io.Reader, size int64) (ObjectInfo, Sums, error)
 }
 
 // ValidObjectID reports whether id is a well-formed object id.

@@ -307,6 +307,10 @@ type file struct {
 
 func (f *file) Size() int64 { return f.size }
 
+// OSFile implements shoal.FileObject: md in `shoal all` sends it with
+// sendfile as this server would.
+func (f *file) OSFile() *os.File { return f.File }
+
 // Open implements shoal.BlobStore.
 func (s *Store) Open(ctx context.Context, id string) (shoal.Object, error) {
 	f, err := s.openFile(id)

@@ -48,6 +48,9 @@ func (s *Server) handleGet(ctx *fasthttp.RequestCtx) {
 		s.serveMetalink(ctx, e)
 		return
 	}
+	if s.getLocal(ctx, e) {
+		return
+	}
 	if s.redirects(ctx) {
 		s.getRedirect(ctx, e)
 		return
@@ -76,19 +79,9 @@ func (s *Server) redirects(ctx *fasthttp.RequestCtx) bool {
 // servers answer it (internal/httprange): one range, or several as
 // multipart/byteranges.
 func (s *Server) getInline(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
-	var rs []httprange.Range
-	if h := ctx.Request.Header.PeekBytes(hdrRange); len(h) > 0 {
-		var err error
-		if rs, err = httprange.Parse(string(h), e.Size); err != nil {
-			httperr.Write(ctx, err)
-			if shoal.IsKind(err, shoal.KindBadRange) {
-				buf := getBuf()
-				buf.b = httprange.AppendUnsatisfied(buf.b[:0], e.Size)
-				ctx.Response.Header.SetBytesKV(hdrContentRange, buf.b)
-				putBuf(buf)
-			}
-			return
-		}
+	rs, ok := s.requestRanges(ctx, e.Size)
+	if !ok {
+		return
 	}
 	s.setEntryHeaders(ctx, e)
 	switch len(rs) {

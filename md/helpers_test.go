@@ -38,6 +38,14 @@ type env struct {
 
 func newEnv(t *testing.T, mode string, tweak ...func(*Options)) *env {
 	t.Helper()
+	return newEnvLocal(t, mode, false, tweak...)
+}
+
+// newEnvLocal is newEnv; with local, md has the data server's store as
+// `shoal all` gives it (Options.LocalStore): it serves and writes that
+// server's files itself.
+func newEnvLocal(t *testing.T, mode string, local bool, tweak ...func(*Options)) *env {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	db, err := catalog.Open(ctx, catalog.Options{DSN: "sqlite:" + filepath.Join(dir, "catalog.db")})
@@ -49,20 +57,11 @@ func newEnv(t *testing.T, mode string, tweak ...func(*Options)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Catalog: cache.NewCatalog(db, cache.Options{L1: true}), Keys: keys, DataMode: mode, TPC: tc}
-	for _, f := range tweak {
-		f(&opts)
-	}
-	m, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
 	mdLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	go m.Serve(mdLn)
-	e := &env{t: t, db: db, md: m, url: "http://" + mdLn.Addr().String(), keys: keys,
+	e := &env{t: t, db: db, url: "http://" + mdLn.Addr().String(), keys: keys,
 		http: &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 
 	dsLn, err := net.Listen("tcp", "127.0.0.1:0")
@@ -79,6 +78,20 @@ func newEnv(t *testing.T, mode string, tweak ...func(*Options)) *env {
 		t.Fatal(err)
 	}
 	e.ds = ds
+
+	opts := Options{Catalog: cache.NewCatalog(db, cache.Options{L1: true}), Keys: keys, DataMode: mode, TPC: tc}
+	if local {
+		opts.LocalStore, opts.LocalServer = ds.Store(), ds.ID()
+	}
+	for _, f := range tweak {
+		f(&opts)
+	}
+	m, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.md = m
+	go m.Serve(mdLn)
 	go ds.Serve(dsLn)
 	t.Cleanup(func() {
 		ds.Close()

@@ -215,29 +215,10 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 	// the gw's URL, and no row, which scrub reports and repair fills.
 	ids := append(slices.Clone(placed), make([]string, pool.Layout.Width()-len(placed))...)
 	now := time.Now()
-	u := &shoal.Upload{
-		ID:      randomHex(),
-		Path:    p.path,
-		Servers: placed,
-		Object:  randomHex(),
-		Layout:  pool.Layout,
-		Cond:    p.cond,
-		// The body must start while the URL is valid; the data server's
-		// next heartbeat then renews the reservation (UploadTTL at a
-		// time) for as long as it receives it.
-		Expires:    now.Add(s.opts.URLTTL + s.opts.ServerTTL),
-		Client:     p.client,
-		MaxPending: max(s.opts.MaxPendingUploads, 0),
-		NewEntry:   !p.exists,
-	}
-	// The reservation, charged to the quotas before any byte moves, is
-	// also the most the data server lets the upload write.
-	if u.Reserve = p.length; p.length < 0 {
-		u.Reserve, u.Flexible = s.opts.ChunkedReserve, true
-		if s.opts.MaxPutBody > 0 {
-			u.Reserve = min(u.Reserve, s.opts.MaxPutBody)
-		}
-	}
+	// The body must start while the URL is valid; the data server's
+	// next heartbeat then renews the reservation (UploadTTL at a time)
+	// for as long as it receives it.
+	u := s.newUpload(p, pool, placed, now.Add(s.opts.URLTTL+s.opts.ServerTTL))
 	if err := s.cat.BeginUpload(ctx, u); err != nil {
 		return "", err
 	}
@@ -252,6 +233,32 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 	}
 	p.target = servers[0].ID
 	return p.as.tag(s.keys.LimitURLAs(servers[0].URL, method, u.Object, u.ID, p.as.who, u.Reserve, exp)), nil
+}
+
+// newUpload is the reservation of an upload of p into pool on the
+// servers placed, expiring at expires unless renewed.
+func (s *Server) newUpload(p *putPlan, pool shoal.Pool, placed []string, expires time.Time) *shoal.Upload {
+	u := &shoal.Upload{
+		ID:         randomHex(),
+		Path:       p.path,
+		Servers:    placed,
+		Object:     randomHex(),
+		Layout:     pool.Layout,
+		Cond:       p.cond,
+		Expires:    expires,
+		Client:     p.client,
+		MaxPending: max(s.opts.MaxPendingUploads, 0),
+		NewEntry:   !p.exists,
+	}
+	// The reservation, charged to the quotas before any byte moves, is
+	// also the most the data server lets the upload write.
+	if u.Reserve = p.length; p.length < 0 {
+		u.Reserve, u.Flexible = s.opts.ChunkedReserve, true
+		if s.opts.MaxPutBody > 0 {
+			u.Reserve = min(u.Reserve, s.opts.MaxPutBody)
+		}
+	}
+	return u
 }
 
 // perServer is the room each data server of layout l needs for a file

@@ -130,6 +130,9 @@ func (s *Server) expectHandler(ctx *fasthttp.RequestCtx) int {
 	if s.inline(p.length) {
 		return fasthttp.StatusContinue
 	}
+	if _, local := s.localPool(s.base, p); local {
+		return fasthttp.StatusContinue // md writes it into its own data server
+	}
 	u, err := s.reserve(s.base, p)
 	if err != nil {
 		httperr.Write(ctx, err)
@@ -158,7 +161,8 @@ func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 		s.putInline(ctx, p, io.LimitReader(body, p.length))
 		return
 	}
-	if s.opts.DataMode == DataRedirect {
+	pool, local := s.localPool(s.base, p)
+	if s.opts.DataMode == DataRedirect && !local {
 		// A client that did not wait for 100 Continue is sending its body
 		// to md anyway: up to objhttp.DrainLimit it is read and dropped,
 		// so the client gets the 307 (or the error), not a reset.
@@ -187,6 +191,10 @@ func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 	}
 	if p.length < 0 && s.opts.MaxPutBody > 0 {
 		body = &limitedBody{r: body, left: s.opts.MaxPutBody}
+	}
+	if local {
+		s.putLocal(ctx, p, pool, body)
+		return
 	}
 	s.putProxy(ctx, p, body)
 }

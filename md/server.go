@@ -6,7 +6,10 @@
 // it run (package jobs), following their progress for admin commands.
 //
 // md never holds file data except inline files (small files kept whole in
-// the catalog) and bytes it proxies through.
+// the catalog), bytes it proxies through, and in `shoal all` the objects
+// of the data server in its own process, which it reads and writes
+// through that server's store (Options.LocalStore: a shoal.BlobStore
+// wired in cmd/shoal, so md imports no data-server package).
 //
 // md must not import gw, ec, diskserver, jobs, catalog or cache: it
 // reaches data servers and gws over HTTP through wire (the gw URL is
@@ -145,6 +148,16 @@ type Options struct {
 	// AccessLog gets one line per namespace request, AuditLog one per
 	// mutation (see accesslog.go); nil: none.
 	AccessLog, AuditLog *slog.Logger
+	// LocalStore is the store of the data server running in this process
+	// (shoal all), whose id is LocalServer. md answers a GET of a file
+	// with a replica there itself (sendfile when the store's objects are
+	// files: shoal.FileObject), and writes an upload placed there into it
+	// and commits it in-process: no redirect, no second request, no HTTP
+	// hop. nil (clusters): every data byte goes through a data server's
+	// or gw's URL.
+	LocalStore  shoal.BlobStore
+	LocalServer string
+
 	// PeerTLS is the client config md reaches data servers and gws with
 	// (the cluster CA). When set, the cluster runs TLS: a heartbeat is
 	// accepted only from a server whose URL is https and verifies (see

@@ -46,7 +46,11 @@ func openCatalog(ctx context.Context, c *config.Config, log *slog.Logger) (shoal
 // logging to log; the jobs created through it poke runner (nil: none in
 // this process); peerTLS is how it reaches data servers (set: the cluster
 // runs TLS, see md.Options.PeerTLS); t makes its third-party copies.
-func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Runner, a *auth.Auth, peerTLS *tls.Config, t *tpc.Client, mdAddr net.Addr, log *slog.Logger) (*md.Server, error) {
+//
+// local is the data server in the same process (shoal all), whose files
+// md then serves and writes itself when all.local_data is on; nil for
+// `shoal md`.
+func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Runner, a *auth.Auth, peerTLS *tls.Config, t *tpc.Client, mdAddr net.Addr, log *slog.Logger, local *diskserver.Server) (*md.Server, error) {
 	inline := int64(c.MD.InlineMax)
 	if inline == 0 {
 		inline = -1 // md: 0 means its default, <0 disables
@@ -59,7 +63,14 @@ func newMD(c *config.Config, cat shoal.Catalog, keys *sign.Keys, runner *jobs.Ru
 	if probe == 0 {
 		probe = -1 // likewise
 	}
+	var localStore shoal.BlobStore
+	var localID string
+	if local != nil && c.All.LocalData {
+		localStore, localID = local.Store(), local.ID()
+	}
 	return md.New(md.Options{
+		LocalStore:       localStore,
+		LocalServer:      localID,
 		JobCreated:       created,
 		Catalog:          cat,
 		Keys:             keys,

@@ -162,17 +162,19 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		closeAll()
 		return err
 	}
-	mds, err := newMD(&c, observed, keys, runner, a, tlsOf.peer, t, mdLn.Addr(), log)
+	// The data server first: md serves and writes its files itself
+	// (all.local_data).
+	disk, err := newDisk(&c, keys, c.Disk.Data, tlsOf.internal.url(internalLn.Addr()), diskURL, tlsOf.toMD, t, log)
 	if err != nil {
 		closeRunner(runner)
 		cat.Close()
 		closeAll()
 		return err
 	}
-	disk, err := newDisk(&c, keys, c.Disk.Data, tlsOf.internal.url(internalLn.Addr()), diskURL, tlsOf.toMD, t, log)
+	mds, err := newMD(&c, observed, keys, runner, a, tlsOf.peer, t, mdLn.Addr(), log, disk)
 	if err != nil {
+		disk.Close()
 		closeRunner(runner)
-		mds.Close()
 		cat.Close()
 		closeAll()
 		return err

@@ -90,7 +90,7 @@ func runMD(cmd *cobra.Command, _ []string) error {
 		ln.Close()
 		return err
 	}
-	mds, err := newMD(&c, observed, keys, runner, a, peerTLS, t, ln.Addr(), log)
+	mds, err := newMD(&c, observed, keys, runner, a, peerTLS, t, ln.Addr(), log, nil)
 	if err != nil {
 		closeRunner(runner)
 		cat.Close()

@@ -61,9 +61,10 @@ type LogConfig struct {
 }
 
 type AllConfig struct {
-	Data   []string `mapstructure:"data" doc:"data directories, one per disk: the first holds catalog.db, secret and tls/; each holds a data server's disk/ (several: one data server each and an in-process gw)"`
-	Layout string   `mapstructure:"layout" doc:"layout of the default pool set at start, e.g. ec:2+1 or replica:2 across several --data directories (empty: leave the pool as it is)"`
-	TLS    bool     `mapstructure:"tls" doc:"serve md and the data server over https; without tls.md_cert_file, with a private CA and server certificate made once under DATA/tls"`
+	Data      []string `mapstructure:"data" doc:"data directories, one per disk: the first holds catalog.db, secret and tls/; each holds a data server's disk/ (several: one data server each and an in-process gw)"`
+	Layout    string   `mapstructure:"layout" doc:"layout of the default pool set at start, e.g. ec:2+1 or replica:2 across several --data directories (empty: leave the pool as it is)"`
+	TLS       bool     `mapstructure:"tls" doc:"serve md and the data server over https; without tls.md_cert_file, with a private CA and server certificate made once under DATA/tls"`
+	LocalData bool     `mapstructure:"local_data" doc:"md serves the files of its own data server itself (GET with sendfile, no redirect) and writes uploads placed there itself (no 307, no commit hop); false: every GET and PUT goes through the data server's URL, as in a cluster"`
 }
 
 type MDConfig struct {
@@ -165,6 +166,7 @@ func (a *AuthConfig) Configured() bool {
 func Defaults() Config {
 	return Config{
 		SignMaxLifetime: time.Hour,
+		All:             AllConfig{LocalData: true},
 		Log:             LogConfig{Level: "info", Format: "text", Access: true},
 		MD: MDConfig{
 			Listen:            "127.0.0.1:8080",

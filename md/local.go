@@ -1,0 +1,222 @@
+package md
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"shoal"
+	"shoal/internal/httperr"
+	"shoal/internal/httprange"
+	"shoal/internal/objhttp"
+)
+
+// Local data: in `shoal all` md runs beside its data server and has its
+// store (Options.LocalStore). A GET of a file with a replica there is
+// answered by md itself, from the object's file with sendfile, instead of
+// a 302 and a second request; an upload placed there is written into the
+// store by md and committed in-process, instead of a 307 (or a relay) and
+// the data server's commit call back to md. Everything else — other
+// servers' replicas, erasure-coded files, a cluster — goes through the
+// data servers' URLs as before.
+
+// getLocal answers a GET of e from the local store when e has a replica
+// there; false (nothing answered) when it has none or it cannot be
+// opened, so that the caller sends the client to another replica.
+func (s *Server) getLocal(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
+	if s.opts.LocalStore == nil || e.Layout.Kind == shoal.LayoutEC {
+		return false
+	}
+	object := ""
+	for _, r := range e.Replicas {
+		if r.Server == s.opts.LocalServer {
+			object = r.Object
+			break
+		}
+	}
+	if object == "" {
+		return false
+	}
+	obj, err := s.opts.LocalStore.Open(s.base, object)
+	if err != nil {
+		return false
+	}
+	if obj.Size() != e.Size {
+		obj.Close() // not the bytes the catalog describes: let its server answer
+		return false
+	}
+	rs, ok := s.requestRanges(ctx, e.Size)
+	if !ok {
+		obj.Close()
+		return true
+	}
+	s.setEntryHeaders(ctx, e)
+	switch len(rs) {
+	case 0:
+		setObjectBody(ctx, obj, 0, e.Size)
+	case 1:
+		r := rs[0]
+		buf := getBuf()
+		buf.b = httprange.AppendContentRange(buf.b[:0], r, e.Size)
+		ctx.Response.Header.SetBytesKV(hdrContentRange, buf.b)
+		putBuf(buf)
+		setObjectBody(ctx, obj, r.Start, r.End-r.Start)
+		ctx.SetStatusCode(fasthttp.StatusPartialContent)
+	default:
+		body, n, ctype := httprange.Multipart(obj, rs, e.Size, string(ctx.Response.Header.ContentType()))
+		ctx.Response.Header.Set(fasthttp.HeaderContentType, ctype)
+		ctx.SetBodyStream(readCloser{body, obj}, int(n))
+		ctx.SetStatusCode(fasthttp.StatusPartialContent)
+	}
+	return true
+}
+
+// setObjectBody sends n bytes of obj from off. An object in a local file
+// is handed to fasthttp as the *os.File itself, with its exact length:
+// fasthttp then writes it with the connection's ReadFrom, which is
+// sendfile(2) (netguard keeps that path; see diskserver/get.go). fasthttp
+// closes the body after sending it.
+func setObjectBody(ctx *fasthttp.RequestCtx, obj shoal.Object, off, n int64) {
+	if fo, ok := obj.(shoal.FileObject); ok {
+		f := fo.OSFile()
+		if _, err := f.Seek(off, io.SeekStart); err == nil {
+			ctx.SetBodyStream(f, int(n))
+			return
+		}
+	}
+	ctx.SetBodyStream(readCloser{io.NewSectionReader(obj, off, n), obj}, int(n))
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// requestRanges parses the request's Range against a file of size bytes
+// as every shoal server does (internal/httprange); false when it has
+// answered the error (400, or 416 with Content-Range: bytes */size).
+func (s *Server) requestRanges(ctx *fasthttp.RequestCtx, size int64) ([]httprange.Range, bool) {
+	h := ctx.Request.Header.PeekBytes(hdrRange)
+	if len(h) == 0 {
+		return nil, true
+	}
+	rs, err := httprange.Parse(string(h), size)
+	if err != nil {
+		httperr.Write(ctx, err)
+		if shoal.IsKind(err, shoal.KindBadRange) {
+			buf := getBuf()
+			buf.b = httprange.AppendUnsatisfied(buf.b[:0], size)
+			ctx.Response.Header.SetBytesKV(hdrContentRange, buf.b)
+			putBuf(buf)
+		}
+		return nil, false
+	}
+	return rs, true
+}
+
+// localPool reports whether an upload of p goes to the local store: its
+// pool's layout is one replica and placement picks the local data server.
+func (s *Server) localPool(ctx context.Context, p *putPlan) (shoal.Pool, bool) {
+	if s.opts.LocalStore == nil {
+		return shoal.Pool{}, false
+	}
+	pool, err := s.poolFor(ctx, p.path)
+	if err != nil || needsGateway(pool.Layout) {
+		return shoal.Pool{}, false // the usual path answers the error
+	}
+	servers, err := s.placement.forLayout(ctx, pool, s.opts.DegradedWrites, perServer(pool.Layout, p.length))
+	if err != nil || len(servers) != 1 || servers[0].ID != s.opts.LocalServer {
+		return shoal.Pool{}, false
+	}
+	return pool, true
+}
+
+// putLocal writes the body of p into the local store and commits it: the
+// reservation and the commit are the ones a data server's upload makes
+// (same quotas, same conditions checked again at commit, same answer),
+// without the HTTP hops. The object is durable (fsync'd by the store)
+// before the commit, as on a data server.
+func (s *Server) putLocal(ctx *fasthttp.RequestCtx, p *putPlan, pool shoal.Pool, body io.Reader) {
+	const op = "PUT"
+	now := time.Now()
+	// md receives the body itself and renews the reservation as it goes
+	// (renewingBody), as a data server's heartbeats would.
+	u := s.newUpload(p, pool, []string{s.opts.LocalServer}, now.Add(s.opts.UploadTTL))
+	if err := s.cat.BeginUpload(s.base, u); err != nil {
+		objhttp.DrainBody(ctx)
+		httperr.Write(ctx, err)
+		return
+	}
+	b := &objhttp.Body{R: body, Want: p.length, Max: u.Reserve, Op: op, Reserved: true}
+	r := &renewingBody{r: b, srv: s, upload: u.ID, last: now}
+	var info shoal.ObjectInfo
+	var sums shoal.Sums
+	var err error
+	if sc, ok := s.opts.LocalStore.(shoal.SizedCreator); ok && p.length >= 0 {
+		info, sums, err = sc.CreateSized(s.base, u.Object, r, p.length)
+	} else {
+		info, sums, err = s.opts.LocalStore.Create(s.base, u.Object, r)
+	}
+	if err != nil {
+		s.abortLocal(u.ID)
+		if b.Failed || p.length < 0 || b.Got < p.length {
+			ctx.SetConnectionClose() // the rest of the body is not read
+		}
+		httperr.Write(ctx, shoal.E(op, p.path, err))
+		return
+	}
+	c := &shoal.Commit{Upload: u.ID, Size: info.Size, Sums: sums, MTime: info.ModTime,
+		Replicas: []shoal.Replica{{Server: s.opts.LocalServer, Object: u.Object, Size: info.Size, Sum: sums.Adler32}}}
+	if c.MTime.IsZero() {
+		c.MTime = time.Now()
+	}
+	e, err := s.cat.FinishUpload(s.base, c, time.Now().Add(s.opts.URLTTL))
+	if err != nil {
+		// As a data server whose commit md refused: the object goes, the
+		// client gets the catalog's answer (412, 507, 409 …).
+		s.opts.LocalStore.Remove(s.base, u.Object)
+		s.abortLocal(u.ID)
+		httperr.Write(ctx, err)
+		return
+	}
+	buf := getBuf()
+	buf.b = e.AppendETag(buf.b[:0])
+	ctx.Response.Header.SetBytesKV(hdrETag, buf.b)
+	putBuf(buf)
+	if created(e) {
+		ctx.SetStatusCode(fasthttp.StatusCreated)
+	} else {
+		ctx.SetStatusCode(fasthttp.StatusNoContent)
+	}
+}
+
+// abortLocal gives back what a failed local upload reserved, at once
+// (best effort: its expiry does it otherwise).
+func (s *Server) abortLocal(upload string) {
+	_ = s.cat.AbortUpload(s.base, upload)
+}
+
+// renewingBody renews an upload's reservation while its body is read,
+// every third of UploadTTL, so that an upload lives as long as it
+// progresses (the idle limit on the connection cuts one that does not).
+type renewingBody struct {
+	r      io.Reader
+	srv    *Server
+	upload string
+	last   time.Time
+}
+
+func (b *renewingBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if now := time.Now(); now.Sub(b.last) > b.srv.opts.UploadTTL/3 {
+		b.last = now
+		if rerr := b.srv.cat.RenewUploads(b.srv.base, []string{b.upload}, now.Add(b.srv.opts.UploadTTL)); rerr != nil && err == nil {
+			// Not fatal: the reservation has up to two thirds of its
+			// life left, and the next read tries again.
+			b.last = now.Add(-b.srv.opts.UploadTTL / 3).Add(time.Second)
+		}
+	}
+	return n, err
+}
