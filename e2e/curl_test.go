@@ -9,12 +9,13 @@ import (
 )
 
 // TestCurlRedirect puts and gets files with curl -L through md's 307/302
-// redirects in redirect mode, bytes compared: an inline-sized file, a
+// redirects in redirect mode (with all.local_data off, as in a cluster:
+// md does not serve its own data server's files), bytes compared: an inline-sized file, a
 // 1 MiB random file, and an upload with Expect: 100-continue that must
 // get its 307 before sending the body (md never sends 100 Continue first).
 func TestCurlRedirect(t *testing.T) {
 	curl := need(t, "curl")
-	n := startShoal(t, "", "SHOAL_MD_DATA_MODE=redirect")
+	n := startShoal(t, "", "SHOAL_MD_DATA_MODE=redirect", "SHOAL_ALL_LOCAL_DATA=false")
 	dir := t.TempDir()
 
 	for _, tc := range []struct {
@@ -96,12 +97,13 @@ func checkFile(t *testing.T, path string, want []byte) {
 	}
 }
 
-// TestCurlAuto: in the default auto mode a PUT with Expect: 100-continue
-// is redirected before its body, a PUT without it is streamed through md
-// (curl without -L succeeds), and GET is a 302 for curl.
+// TestCurlAuto: in the default auto mode (all.local_data off, as in a
+// cluster) a PUT with Expect: 100-continue is redirected before its body,
+// a PUT without it is streamed through md (curl without -L succeeds), and
+// GET is a 302 for curl.
 func TestCurlAuto(t *testing.T) {
 	curl := need(t, "curl")
-	n := startShoal(t, "")
+	n := startShoal(t, "", "SHOAL_ALL_LOCAL_DATA=false")
 	dir := t.TempDir()
 	src, want := randomFile(t, dir, "auto.bin", 512<<10)
 
@@ -128,5 +130,50 @@ func TestCurlAuto(t *testing.T) {
 			t.Fatalf("GET -L %s: exit %d: %s", name, code, out)
 		}
 		checkFile(t, got, want)
+	}
+}
+
+// TestCurlLocal: with shoal all's default all.local_data, in every data
+// mode, curl without -L puts (with and without Expect: 100-continue,
+// chunked) and gets files straight from md — 201/204, never a 307 or a
+// 302 — bytes compared, Range and HEAD included.
+func TestCurlLocal(t *testing.T) {
+	curl := need(t, "curl")
+	for _, mode := range []string{"redirect", "auto", "proxy"} {
+		t.Run(mode, func(t *testing.T) {
+			n := startShoal(t, "", "SHOAL_MD_DATA_MODE="+mode)
+			dir := t.TempDir()
+			src, want := randomFile(t, dir, "local.bin", 700<<10)
+			for _, put := range []struct {
+				name   string
+				args   []string
+				status string
+			}{
+				{"expect", []string{"-H", "Expect: 100-continue"}, "201"},
+				{"no expect", []string{"-H", "Expect:"}, "204"},
+				{"chunked", []string{"-H", "Transfer-Encoding: chunked"}, "204"},
+			} {
+				args := append([]string{"-sS", "--fail-with-body", "-o", "/dev/null", "-w", "%{http_code}"}, put.args...)
+				out, code := run(t, dir, nil, curl, append(args, "-T", src, n.URL+"/local.bin")...)
+				if code != 0 || out != put.status {
+					t.Fatalf("PUT (%s) without -L: exit %d, %q; want %s from md itself", put.name, code, out, put.status)
+				}
+				got := filepath.Join(dir, "local.got")
+				out, code = run(t, dir, nil, curl, "-sS", "--fail-with-body", "-o", got, "-w", "%{http_code}", n.URL+"/local.bin")
+				if code != 0 || out != "200" {
+					t.Fatalf("GET without -L: exit %d, %q; want 200 from md itself", code, out)
+				}
+				checkFile(t, got, want)
+			}
+			out, code := run(t, dir, nil, curl, "-sS", "--fail-with-body", "-r", "1000-1999", "-o", filepath.Join(dir, "range.got"), "-w", "%{http_code}", n.URL+"/local.bin")
+			if code != 0 || out != "206" {
+				t.Fatalf("GET -r: exit %d, %q", code, out)
+			}
+			checkFile(t, filepath.Join(dir, "range.got"), want[1000:2000])
+			out, code = run(t, dir, nil, curl, "-sS", "-I", n.URL+"/local.bin")
+			if code != 0 || !strings.Contains(out, "Content-Length: 716800") {
+				t.Errorf("HEAD: exit %d:\n%s", code, out)
+			}
+		})
 	}
 }

@@ -1,25 +1,31 @@
 package e2e
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // TestDavix puts, gets and lists with the davix tools (the grid's HTTP
-// client) against redirect mode and the default auto mode, bytes compared.
+// client) in every data mode with shoal all's own data served by md
+// (all.local_data, the default), and through the data server's redirects
+// (local_data off, as in a cluster), bytes compared.
 func TestDavix(t *testing.T) {
+	for _, mode := range []string{"redirect", "auto", "proxy"} {
+		t.Run(mode, func(t *testing.T) { testDavix(t, mode, true) })
+	}
 	for _, mode := range []string{"redirect", "auto"} {
-		t.Run(mode, func(t *testing.T) { testDavix(t, mode) })
+		t.Run(mode+"-no-local", func(t *testing.T) { testDavix(t, mode, false) })
 	}
 }
 
-func testDavix(t *testing.T, mode string) {
+func testDavix(t *testing.T, mode string, local bool) {
 	put := need(t, "davix-put")
 	get := need(t, "davix-get")
 	ls := need(t, "davix-ls")
 	mkdir := need(t, "davix-mkdir")
-	n := startShoal(t, "", "SHOAL_MD_DATA_MODE="+mode)
+	n := startShoal(t, "", "SHOAL_MD_DATA_MODE="+mode, fmt.Sprintf("SHOAL_ALL_LOCAL_DATA=%v", local))
 	dir := t.TempDir()
 
 	if out, code := run(t, dir, nil, mkdir, n.URL+"/grid/"); code != 0 {
