@@ -116,3 +116,16 @@ func BenchmarkPROPFINDDepth0Props(b *testing.B) {
 	benchRunBody(b, benchServer(b), "PROPFIND", map[string]string{"Depth": "0"},
 		`<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/><D:getcontentlength/><D:getlastmodified/><D:getetag/></D:prop></D:propfind>`)
 }
+
+// BenchmarkPROPFINDDepth0Allprop sends an allprop body, as gfal2 and
+// many file managers do.
+func BenchmarkPROPFINDDepth0Allprop(b *testing.B) {
+	benchRunBody(b, benchServer(b), "PROPFIND", map[string]string{"Depth": "0"},
+		`<?xml version="1.0" encoding="utf-8" ?><D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>`)
+}
+
+// BenchmarkPROPFINDDepth0Davix sends davix's property list (see
+// davixBody): named live properties, a quota one, and dead LCGDM ones.
+func BenchmarkPROPFINDDepth0Davix(b *testing.B) {
+	benchRunBody(b, benchServer(b), "PROPFIND", map[string]string{"Depth": "0"}, davixBody)
+}

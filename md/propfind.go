@@ -321,9 +321,11 @@ func appendMissing(b []byte, missing []xml.Name) []byte {
 	return appendPropstatClose(b, 404)
 }
 
-// Clients send the same few PROPFIND bodies over and over; parsing one
-// with encoding/xml costs more than the rest of the request, so parsed
-// bodies are remembered (a bounded set: bodies come from clients).
+// Clients send the same few PROPFIND bodies over and over. They are read
+// by recognizePropfind, a byte scanner for the shapes clients use, and
+// only the rest by encoding/xml (which costs more than the rest of the
+// request); either way the result is remembered (a bounded set: bodies
+// come from clients), so a repeated body costs a map lookup.
 const (
 	propfindCacheMax     = 256
 	propfindCacheBodyMax = 4096
@@ -334,11 +336,11 @@ var (
 	propfindCache = map[string]*propfindReq{}
 )
 
-// parsePropfindCached is parsePropfind with memoization. The returned
-// request is shared and must not be modified.
+// parsePropfindCached is parsePropfind with the fast path and
+// memoization. The returned request is shared and must not be modified.
 func parsePropfindCached(body []byte) (*propfindReq, error) {
 	if len(body) > propfindCacheBodyMax {
-		return parsePropfind(body)
+		return parsePropfindFast(body)
 	}
 	propfindMu.RLock()
 	req, ok := propfindCache[b2s(body)]
@@ -346,7 +348,7 @@ func parsePropfindCached(body []byte) (*propfindReq, error) {
 	if ok {
 		return req, nil
 	}
-	req, err := parsePropfind(body)
+	req, err := parsePropfindFast(body)
 	if err != nil {
 		return nil, err
 	}
@@ -356,4 +358,13 @@ func parsePropfindCached(body []byte) (*propfindReq, error) {
 	}
 	propfindMu.Unlock()
 	return req, nil
+}
+
+// parsePropfindFast is parsePropfind, through recognizePropfind when the
+// body is one of the common shapes.
+func parsePropfindFast(body []byte) (*propfindReq, error) {
+	if req, ok := recognizePropfind(body); ok {
+		return req, nil
+	}
+	return parsePropfind(body)
 }
