@@ -381,4 +381,3 @@ func (s *fastScanner) space() bool {
 func (s *fastScanner) hasPrefix(p string) bool {
 	return len(s.b)-s.i >= len(p) && string(s.b[s.i:s.i+len(p)]) == p
 }
-
