@@ -90,7 +90,7 @@ ceiling server (shoal bench ceiling), which is the HTTP limit of the machine.`,
 }
 
 func (c *cli) statCmd() *cobra.Command {
-	var method string
+	var method, body string
 	cmd := &cobra.Command{
 		Use:   "stat",
 		Short: "stat existing files: HEAD or PROPFIND Depth 0 (paths from --paths or the populate layout)",
@@ -103,15 +103,21 @@ func (c *cli) statCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.run(cmd, []Spec{{Name: "stat-" + strings.ToLower(m), Op: OpStat, Method: m, Paths: paths}})
+			pbody, err := PropfindBody(body)
+			if err != nil {
+				return err
+			}
+			return c.run(cmd, []Spec{{Name: "stat-" + strings.ToLower(m), Op: OpStat, Method: m, Paths: paths, Body: pbody}})
 		},
 	}
 	cmd.Flags().StringVar(&method, "method", "HEAD", "HEAD or PROPFIND (Depth: 0)")
+	cmd.Flags().StringVar(&body, "body", "", propfindBodyHelp)
 	return cmd
 }
 
 func (c *cli) listCmd() *cobra.Command {
-	return &cobra.Command{
+	var body string
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "list directories: PROPFIND Depth 1 (paths from --paths or the populate layout's directories)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -119,9 +125,15 @@ func (c *cli) listCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return c.run(cmd, []Spec{{Name: "list", Op: OpList, Paths: paths}})
+			pbody, err := PropfindBody(body)
+			if err != nil {
+				return err
+			}
+			return c.run(cmd, []Spec{{Name: "list", Op: OpList, Paths: paths, Body: pbody}})
 		},
 	}
+	cmd.Flags().StringVar(&body, "body", "", propfindBodyHelp)
+	return cmd
 }
 
 func (c *cli) getCmd() *cobra.Command {

@@ -30,6 +30,7 @@ type Spec struct {
 	GetRatio float64  // OpMix: fraction of GETs (default 0.9)
 	Dir      string   // where writes go (put, mix, files, populate); created at setup
 	Objects  int      // get and mix: objects written at setup when Paths is empty (default 8)
+	Body     []byte   // stat with PROPFIND and list: the request body (nil: none, which means allprop)
 }
 
 // Layout is the shape populate creates and stat/list read back: Files

@@ -103,10 +103,16 @@ func (w *worker) do(g uint64) {
 		method = spec.Method
 		if method == "PROPFIND" {
 			depth = "0"
+			if spec.Body != nil {
+				size = int64(len(spec.Body))
+			}
 		}
 		uri = r.paths[g%uint64(len(r.paths))]
 	case OpList:
 		method, depth = "PROPFIND", "1"
+		if spec.Body != nil {
+			size = int64(len(spec.Body))
+		}
 		uri = r.paths[g%uint64(len(r.paths))]
 	case OpGet:
 		uri = r.paths[g%uint64(len(r.paths))]
@@ -170,7 +176,9 @@ func (w *worker) exchange(method string, uri []byte, depth string, size int64) (
 		w.buildHead(method, uri, host, depth, size, auth)
 		var body []byte
 		var stream io.Reader
-		if size >= 0 {
+		if size >= 0 && method == "PROPFIND" {
+			body = w.r.spec.Body
+		} else if size >= 0 {
 			if size <= int64(len(w.r.payload)) {
 				body = w.r.payload[:size]
 			} else {
@@ -198,7 +206,7 @@ func (w *worker) exchange(method string, uri []byte, depth string, size int64) (
 			host = c.addr
 		}
 	}
-	if size >= 0 {
+	if size >= 0 && method != "PROPFIND" {
 		moved = size
 	}
 	return status, moved, nil

@@ -80,7 +80,7 @@ func smoke(t *testing.T, argv []string, goarch string) {
 		if got.code != http.StatusMultiStatus || !strings.Contains(got.body, fmt.Sprintf("getcontentlength>%d<", len(b))) {
 			t.Errorf("PROPFIND Depth 0 %s: %d %s", p, got.code, got.body)
 		}
-		got = smokeDo(t, c, "GET", n.URL+p, nil, nil) // follows md's redirect to the data server
+		got = smokeDo(t, c, "GET", n.URL+p, nil, nil) // md serves its own data server's files (all.local_data)
 		if got.code != http.StatusOK || got.body != string(b) {
 			t.Errorf("GET %s: %d, %d bytes, want 200 and the %d bytes put", p, got.code, len(got.body), len(b))
 		}
@@ -99,7 +99,7 @@ func smoke(t *testing.T, argv []string, goarch string) {
 	metrics := smokeDo(t, c, "GET", n.URL+"/.shoal/metrics", nil, nil)
 	for _, want := range []string{
 		`shoal_http_requests_total{component="md",method="PUT",code="201"} 3`,
-		`shoal_http_requests_total{component="disk",method="GET",code="200"}`,
+		`shoal_http_requests_total{component="md",method="GET",code="200"} 3`,
 		`shoal_catalog_round_trips_total `,
 		`shoal_disk_free_bytes{server=`,
 		`goarch="` + goarchOr(goarch) + `"`,

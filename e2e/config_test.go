@@ -17,7 +17,7 @@ func TestConfigSources(t *testing.T) {
 	curl := need(t, "curl")
 	dir := t.TempDir()
 	file := filepath.Join(dir, "shoal.yaml")
-	if err := os.WriteFile(file, []byte("md:\n  data_mode: redirect\n"), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte("md:\n  data_mode: redirect\nall:\n  local_data: false # md would serve its own data whatever the mode\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	src, _ := randomFile(t, dir, "f.bin", 64<<10)

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -41,7 +42,10 @@ func TestSIGTERMFinishesInFlight(t *testing.T) {
 func testSIGTERMInFlight(t *testing.T, mode string) {
 	curl := need(t, "curl")
 	data := t.TempDir()
-	n := startShoal(t, data, "SHOAL_MD_DATA_MODE="+mode)
+	// In proxy mode md writes the upload into its own data server (local
+	// data); in redirect mode the upload goes to the data server's URL
+	// (local data off), as in a cluster.
+	n := startShoal(t, data, "SHOAL_MD_DATA_MODE="+mode, fmt.Sprintf("SHOAL_ALL_LOCAL_DATA=%v", mode != "redirect"))
 	dir := t.TempDir()
 	src, body := randomFile(t, dir, "body", 2<<20)
 

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,7 +79,9 @@ func TestTLSCurl(t *testing.T) {
 	curl := need(t, "curl")
 	for _, mode := range []string{"redirect", "proxy"} {
 		t.Run(mode, func(t *testing.T) {
-			n := startTLS(t, "", "SHOAL_MD_DATA_MODE="+mode)
+			// redirect: through the data server (local data off); proxy:
+			// md serves its own data over TLS.
+			n := startTLS(t, "", "SHOAL_MD_DATA_MODE="+mode, fmt.Sprintf("SHOAL_ALL_LOCAL_DATA=%v", mode != "redirect"))
 			dir := t.TempDir()
 			for _, tc := range []struct {
 				name string
