@@ -11,7 +11,8 @@
 #     time to first byte and to the end (curl), md's RSS growth over the
 #     listing (VmHWM after - VmRSS before), entries/s of both.
 # Usage: bench/serve-vs-nginx.sh   (env: ROUNDS ROUND CONC LIST_N BEFORE
-# SIZES NGINX_WORKERS; KEEP=1 keeps the temp dir)
+# SIZES NGINX_WORKERS; LIST=0 or STAT=0 skip those parts; KEEP=1 keeps
+# the temp dir)
 source "$(dirname "$0")/lib.sh"
 LIST_N=${LIST_N:-100000}
 BEFORE=${BEFORE:-1}
@@ -40,6 +41,7 @@ wait_port "$NGINX_PORT"
 NGINX="http://127.0.0.1:$NGINX_PORT"
 
 # shoal all, its listing directory loaded in bulk before it starts.
+mkdir -p "$TMP/all"
 "$SHOAL" admin populate --quiet --catalog "sqlite:$TMP/all/catalog.db" --prefix /list --files "$LIST_N" --dirs 1 >/dev/null
 PORT=$(free_port)
 start all env SHOAL_LOG_ACCESS=false "$SHOAL" all --data "$TMP/all" --listen "127.0.0.1:$PORT" --disk-listen "127.0.0.1:$(free_port)" --log-level warn
@@ -59,7 +61,21 @@ cpu() {
 	echo "$t"
 }
 HZ=$(getconf CLK_TCK)
+# cpu_report JSON SHOAL_TICKS NGINX_TICKS WHAT: each server's CPU time per
+# request over a --vs run (--json), from the ticks it used during the run.
+cpu_report() {
+	python3 - "$@" "$HZ" <<'PY'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+s, n, what, hz = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+a, v = rep["results"][0], rep["results"][1]
+ua, uv = s / hz / a["count"] * 1e6, n / hz / v["count"] * 1e6
+print(f"{what}: shoal {a['count']} requests, {s/hz:.2f} s CPU = {ua:.1f} µs/request; "
+      f"nginx {v['count']} requests, {n/hz:.2f} s CPU = {uv:.1f} µs/request; shoal/nginx CPU per request {ua/uv:.2f}")
+PY
+}
 
+if [[ ${LIST:-1} == 1 ]]; then
 echo
 echo "== PROPFIND Depth 1 of $LIST_N files (props body)"
 body='<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/><D:getcontentlength/><D:getlastmodified/><D:getetag/></D:prop></D:propfind>'
@@ -78,7 +94,9 @@ echo /list/d0000/ >"$TMP/listpaths"
 "$SHOAL" bench list --url "$SHOAL_URL" --vs "$NGINX" --paths "$TMP/listpaths" --body props -c 1 \
 	--rounds "${LIST_ROUNDS:-3}" --round-duration "${LIST_ROUND:-8s}" --warmup 0 -q | tee "$TMP/list.out"
 echo "(entries/s = lists/s × $((LIST_N + 1)))"
+fi
 
+if [[ ${STAT:-1} == 1 ]]; then
 echo
 echo "== PROPFIND Depth 0 with a body: req/s and server CPU per request"
 "$SHOAL" bench populate --url "$SHOAL_URL" --prefix /stat --files 100 --dirs 1 -c 4 -q >/dev/null
@@ -88,24 +106,21 @@ for b in allprop davix; do
 	"$SHOAL" bench stat --method PROPFIND --body "$b" --url "$SHOAL_URL" --vs "$NGINX" --prefix /stat --files 100 --dirs 1 \
 		-c "${CONC:-16}" --rounds "${ROUNDS:-5}" --round-duration "${ROUND:-3s}" --warmup 0 -q --json "$TMP/stat-$b.json" | tee "$TMP/stat-$b.out"
 	s1=$(cpu "$SHOAL_PID") n1=$(cpu "$NGINX_PID")
-	python3 - "$TMP/stat-$b.json" "$((s1 - s0))" "$((n1 - n0))" "$HZ" "$b" <<'PY'
-import json, sys
-rep = json.load(open(sys.argv[1]))
-s, n, hz, b = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-res = rep["results"]
-a, v = res[0], res[1]
-ua, uv = s / hz / a["count"] * 1e6, n / hz / v["count"] * 1e6
-print(f"{b}: shoal {a['count']} requests, {s/hz:.2f} s CPU = {ua:.1f} µs/request; "
-      f"nginx {v['count']} requests, {n/hz:.2f} s CPU = {uv:.1f} µs/request; shoal/nginx CPU per request {ua/uv:.2f}")
-PY
+	cpu_report "$TMP/stat-$b.json" "$((s1 - s0))" "$((n1 - n0))" "PROPFIND $b"
 done
+fi
 
 echo
 echo "== GET (shoal all serving its own data) vs nginx"
 for s in $SIZES; do
 	c=${CONC:-16} rd=${ROUND:-3s}
 	[[ $s == 128m ]] && c=2 rd=${BIG_ROUND:-6s}
-	"$SHOAL" bench get --url "$SHOAL_URL" --vs "$NGINX" --size "$s" -c "$c" --rounds "${ROUNDS:-5}" --round-duration "$rd" --warmup 500ms -q
+	# the objects are written (and read once) by a first short run
+	"$SHOAL" bench get --url "$SHOAL_URL" --vs "$NGINX" --size "$s" -c "$c" --rounds 1 --round-duration 200ms --warmup 0 -q >/dev/null
+	s0=$(cpu "$SHOAL_PID") n0=$(cpu "$NGINX_PID")
+	"$SHOAL" bench get --url "$SHOAL_URL" --vs "$NGINX" --size "$s" -c "$c" --rounds "${ROUNDS:-5}" --round-duration "$rd" --warmup 0 -q --json "$TMP/get-$s.json"
+	s1=$(cpu "$SHOAL_PID") n1=$(cpu "$NGINX_PID")
+	cpu_report "$TMP/get-$s.json" "$((s1 - s0))" "$((n1 - n0))" "GET $s"
 done
 
 if [[ $BEFORE == 1 ]]; then

@@ -326,7 +326,7 @@ func (s *Store) openFile(id string) (*file, error) {
 		return nil, invalidID(op, id)
 	}
 	for _, d := range s.disks {
-		f, err := os.Open(d.objectPath(id))
+		f, err := openObject(d.objectPath(id))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

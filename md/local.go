@@ -81,6 +81,10 @@ func (s *Server) getLocal(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
 func setObjectBody(ctx *fasthttp.RequestCtx, obj shoal.Object, off, n int64) {
 	if fo, ok := obj.(shoal.FileObject); ok {
 		f := fo.OSFile()
+		if off == 0 {
+			ctx.SetBodyStream(f, int(n)) // opened at 0: no seek
+			return
+		}
 		if _, err := f.Seek(off, io.SeekStart); err == nil {
 			ctx.SetBodyStream(f, int(n))
 			return
