@@ -10,9 +10,11 @@ type PageLister interface {
 	// ListPage returns up to limit children of dir whose names sort after
 	// after in byte order ("" starts at the first), sorted by name, and
 	// whether more may follow (More is false once the last child has been
-	// returned). Files come without their content: Inline is nil even for
-	// a file kept in the catalog (its Layout is the zero Layout), since a
-	// listing never needs it. With props, Page.Props[i] holds the dead
+	// returned). An entry carries what a listing shows — ID, Parent, Path,
+	// IsDir, Size, MTime, CTime, Version (so its ETag) — and no more: no
+	// content (Inline is nil even for a file kept in the catalog), Sums,
+	// Layout or Replicas, which cost a page of thousands of entries a
+	// large part of its read. With props, Page.Props[i] holds the dead
 	// properties of Entries[i] (sorted by namespace and name), read with
 	// the page rather than one query per entry. KindNotFound if dir does
 	// not exist, KindNotDir if it is a file, KindInvalid if limit < 1.

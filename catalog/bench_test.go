@@ -138,3 +138,26 @@ func benchmarkStatData(b *testing.B, db *catalog.DB) {
 
 func BenchmarkStatDataSQLite(b *testing.B)  { benchmarkStatData(b, openSQLite(b)) }
 func BenchmarkStatDataMariaDB(b *testing.B) { benchmarkStatData(b, openMariaDB(b)) }
+
+// BenchmarkListPageSQLite reads a directory of 20,000 inline files a page
+// of 512 at a time, as a streamed listing does; one op is one entry.
+func BenchmarkListPageSQLite(b *testing.B) {
+	db := openSQLite(b)
+	dir, _ := populate(b, db, 20000)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	after, n := "", 0
+	for n < b.N {
+		p, err := db.ListPage(ctx, dir, after, 512, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += len(p.Entries)
+		if !p.More {
+			after = ""
+			continue
+		}
+		after = p.Entries[len(p.Entries)-1].Name()
+	}
+}

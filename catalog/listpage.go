@@ -2,14 +2,17 @@ package catalog
 
 import (
 	"context"
+	"database/sql"
+	"time"
 
 	"shoal"
 )
 
-// listCols are entryCols without the inline content: a listing never
-// needs it, and a page of small files would otherwise carry every byte.
-const listCols = `id, parent_id, path, is_dir, size, mtime_ns, ctime_ns, version,
-adler32, md5, sha256, NULL, layout, replica_list`
+// listCols are what a listing shows of an entry. Each column costs the
+// SQLite driver a few calls per row, so a page reads neither content nor
+// checksums, layout or replicas; the path is the directory's joined with
+// the name.
+const listCols = `id, name, is_dir, size, mtime_ns, ctime_ns, version`
 
 // ListPage implements shoal.PageLister over the (parent_id, name) index:
 // one range read per page, and one more for the page's properties.
@@ -32,7 +35,7 @@ func (db *DB) ListPage(ctx context.Context, dir, after string, limit int, props 
 	if err != nil {
 		return shoal.Page{}, db.fail(op, dir, err)
 	}
-	es, err := scanEntryRows(rows, false, nil)
+	es, err := scanListRows(rows, d, limit+1)
 	if err != nil {
 		return shoal.Page{}, db.fail(op, dir, err)
 	}
@@ -46,6 +49,32 @@ func (db *DB) ListPage(ctx context.Context, dir, after string, limit int, props 
 		}
 	}
 	return p, nil
+}
+
+// scanListRows reads rows of listCols, children of d, into entries
+// allocated together (one allocation per page, not per row).
+func scanListRows(rows *sql.Rows, d *shoal.Entry, max int) ([]*shoal.Entry, error) {
+	defer rows.Close()
+	slab := make([]shoal.Entry, 0, max)
+	var out []*shoal.Entry
+	for rows.Next() {
+		if len(slab) == cap(slab) {
+			slab = make([]shoal.Entry, 0, max)
+		}
+		slab = slab[:len(slab)+1]
+		e := &slab[len(slab)-1]
+		var name string
+		var mtime, ctime int64
+		if err := rows.Scan(&e.ID, &name, &e.IsDir, &e.Size, &mtime, &ctime, &e.Version); err != nil {
+			return nil, err
+		}
+		e.Parent = d.ID
+		e.Path = shoal.JoinPath(d.Path, name)
+		e.MTime = time.Unix(0, mtime)
+		e.CTime = time.Unix(0, ctime)
+		out = append(out, e)
+	}
+	return out, rows.Err()
 }
 
 // pageProps reads the dead properties of a page's entries (the children

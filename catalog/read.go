@@ -24,18 +24,12 @@ const statHiddenSQL = `SELECT ` + entryCols + `, EXISTS (SELECT 1 FROM tree_ops 
 
 // scanEntries reads rows of entryCols, one Entry per row.
 func scanEntries(rows *sql.Rows) ([]*shoal.Entry, error) {
-	return scanEntryRows(rows, true, nil)
+	return scanEntriesExtra(rows, nil)
 }
 
 // scanEntriesExtra is scanEntries for rows with one more column after
 // entryCols, scanned into extra (the same value for every row).
 func scanEntriesExtra(rows *sql.Rows, extra any) ([]*shoal.Entry, error) {
-	return scanEntryRows(rows, true, extra)
-}
-
-// scanEntryRows is scanEntries; without content, the inline column is
-// NULL (listCols) and inline files get a nil Inline.
-func scanEntryRows(rows *sql.Rows, content bool, extra any) ([]*shoal.Entry, error) {
 	defer rows.Close()
 	var out []*shoal.Entry
 	for rows.Next() {
@@ -63,7 +57,7 @@ func scanEntryRows(rows *sql.Rows, content bool, extra any) ([]*shoal.Entry, err
 			e.Sums = shoal.Sums{Adler32: uint32(adler), MD5: nonEmpty(md5), SHA256: nonEmpty(sha)}
 			if layout == "" {
 				// An inline file: its content is non-nil even when empty.
-				if inline == nil && content {
+				if inline == nil {
 					inline = []byte{}
 				}
 				e.Inline = inline
