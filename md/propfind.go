@@ -227,7 +227,8 @@ func (s *Server) appendResponseWith(b []byte, lv *liveValues, e *shoal.Entry, re
 		for _, p := range dead {
 			b = appendDead(b, &p)
 		}
-		var missing []xml.Name
+		var missingBuf [8]xml.Name // most requests miss a few: no allocation
+		missing := missingBuf[:0]
 		for _, n := range req.include {
 			if isLive(n) && !isAllprop(n) {
 				var ok bool
@@ -253,7 +254,8 @@ func (s *Server) appendResponseWith(b []byte, lv *liveValues, e *shoal.Entry, re
 		}
 		b = appendPropstatClose(b, 200)
 	case findProp:
-		var missing []xml.Name
+		var missingBuf [8]xml.Name // most requests miss a few: no allocation
+		missing := missingBuf[:0]
 		mark := len(b)
 		b = appendPropstatOpen(b)
 		found := false

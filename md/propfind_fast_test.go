@@ -97,3 +97,27 @@ func FuzzRecognizePropfind(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkRecognizePropfind and BenchmarkParsePropfind: what reading
+// davix's body costs through the fast path and through encoding/xml (a
+// body not yet memoized: a new client, or more distinct bodies than the
+// memo keeps).
+func BenchmarkRecognizePropfind(b *testing.B) {
+	body := []byte(davixBody)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := recognizePropfind(body); !ok {
+			b.Fatal("not recognized")
+		}
+	}
+}
+
+func BenchmarkParsePropfind(b *testing.B) {
+	body := []byte(davixBody)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parsePropfind(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
