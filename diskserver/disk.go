@@ -11,10 +11,12 @@ import (
 )
 
 // disk is one data directory, normally the mount point of one filesystem.
-// Objects live under objects/ab/cd/<id> (fan-out from the id's first four
-// characters, so no directory grows huge); uploads in progress live in tmp/.
+// Objects live under objects/ab/<id> (fan-out from the id's first two
+// characters), or objects/ab/cd/<id> in a directory made before that
+// layout (see layout.go); uploads in progress live in tmp/.
 type disk struct {
 	dir     string
+	flat    bool         // objects/ab/<id>, every fan-out directory made in advance
 	unnamed bool         // its filesystem has unnamed temp files (see tempFile)
 	temps   atomic.Int64 // temp files open: uploads being written
 	// claimed is what the uploads in flight on this disk's filesystem
@@ -34,10 +36,14 @@ const (
 func openDisk(dir string) (*disk, error) {
 	const op = "diskserver.openDisk"
 	d := &disk{dir: dir}
+	var err error
 	for _, sub := range []string{objectsDir, tmpDir} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
 			return nil, shoal.E(op, dir, err)
 		}
+	}
+	if d.flat, err = prepareObjects(dir); err != nil {
+		return nil, shoal.E(op, dir, err)
 	}
 	stale, err := os.ReadDir(filepath.Join(dir, tmpDir))
 	if err != nil {
@@ -67,6 +73,9 @@ func fanout(id string) (string, string) {
 
 func (d *disk) objectDir(id string) string {
 	a, b := fanout(id)
+	if d.flat {
+		return filepath.Join(d.dir, objectsDir, a)
+	}
 	return filepath.Join(d.dir, objectsDir, a, b)
 }
 
@@ -87,7 +96,7 @@ func (d *disk) statfs() (avail, total int64, fsid [2]int32, err error) {
 
 // syncDir makes a rename or create in dir durable.
 func syncDir(dir string) error {
-	f, err := os.Open(dir)
+	f, err := openObject(dir) // as objects are opened: no poller
 	if err != nil {
 		return err
 	}

@@ -249,14 +249,16 @@ func (d *disk) create(ctx context.Context, id string, r *roomReader) (info shoal
 		return info, sums, shoal.E(op, id, diskErrKind(err), err)
 	}
 	dir := d.objectDir(id)
-	if _, err := os.Stat(dir); err != nil {
-		// A new fan-out directory: its own entries must be durable too.
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return info, sums, shoal.E(op, id, diskErrKind(err), err)
-		}
-		for _, p := range []string{filepath.Dir(dir), filepath.Dir(filepath.Dir(dir))} {
-			if err := syncDir(p); err != nil {
+	if !d.flat { // a flat directory has every fan-out directory (layout.go)
+		if _, err := os.Stat(dir); err != nil {
+			// A new fan-out directory: its own entries must be durable too.
+			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return info, sums, shoal.E(op, id, diskErrKind(err), err)
+			}
+			for _, p := range []string{filepath.Dir(dir), filepath.Dir(filepath.Dir(dir))} {
+				if err := syncDir(p); err != nil {
+					return info, sums, shoal.E(op, id, diskErrKind(err), err)
+				}
 			}
 		}
 	}

@@ -94,8 +94,8 @@ func TestObjectsStoredUnderIDs(t *testing.T) {
 	if _, _, err := s.Create(t.Context(), "abcdef01", strings.NewReader("x")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, objectsDir, "ab", "cd", "abcdef01")); err != nil {
-		t.Errorf("object not at objects/ab/cd/abcdef01: %v", err)
+	if _, err := os.Stat(filepath.Join(dir, objectsDir, "ab", "abcdef01")); err != nil {
+		t.Errorf("object not at objects/ab/abcdef01: %v", err)
 	}
 	left, _ := os.ReadDir(filepath.Join(dir, tmpDir))
 	if len(left) != 0 {
