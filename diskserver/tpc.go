@@ -29,10 +29,7 @@ func (s *Server) serveTPC(ctx *fasthttp.RequestCtx, id string) {
 		httperr.Write(ctx, shoal.Errorf(op, shoal.KindNotAllowed, "third-party copy is not enabled on this data server"))
 		return
 	}
-	req, err := tpc.Parse(tpc.HeadersOf(&ctx.Request.Header), nil)
-	if err == nil && req == nil {
-		err = shoal.Errorf(op, shoal.KindInvalid, "a COPY here needs a Source or Destination URL")
-	}
+	req, err := tpc.ParseRedirected(tpc.HeadersOf(&ctx.Request.Header), op)
 	if err != nil {
 		httperr.Write(ctx, err)
 		return

@@ -274,3 +274,13 @@ func HeadersOf(h interface {
 	}
 	return out
 }
+
+// ParseRedirected reads the COPY md redirected to a data server or gw:
+// it must be a third-party copy (nothing there is local).
+func ParseRedirected(h Headers, op string) (*Request, error) {
+	req, err := Parse(h, nil)
+	if err == nil && req == nil {
+		err = shoal.Errorf(op, shoal.KindInvalid, "a COPY here needs a Source or Destination URL")
+	}
+	return req, err
+}
