@@ -296,18 +296,8 @@ func (t *tx) publishTree(ctx context.Context, op string, id int64, s *node, src,
 			return err
 		}
 	}
-	leaving, arriving := idsNotIn(srcQuotas, dstQuotas), idsNotIn(dstQuotas, srcQuotas)
-	if len(leaving) > 0 || len(arriving) > 0 {
-		bytes, files, err := t.usageOf(ctx, s)
-		if err != nil {
-			return err
-		}
-		if err := t.charge(ctx, op, src, leaving, -bytes, -files, 0, nil); err != nil {
-			return err
-		}
-		if err := t.charge(ctx, op, dst, arriving, bytes, files, 0, nil); err != nil {
-			return err
-		}
+	if err := t.moveUsage(ctx, op, s, src, dst, srcQuotas, dstQuotas); err != nil {
+		return err
 	}
 	if _, err := t.exec(ctx, `UPDATE entries SET parent_id = ?, tree_op = 0 WHERE id = (SELECT top_id FROM tree_ops WHERE op = ? AND role = ?)`,
 		dparent.id, id, roleBuild); err != nil {

@@ -205,18 +205,8 @@ func (db *DB) Move(ctx context.Context, src, dst string, overwrite bool, graceUn
 			return err
 		}
 		s, dparent := tr.src, tr.dparent
-		leaving, arriving := idsNotIn(tr.srcQuotas, tr.dstQuotas), idsNotIn(tr.dstQuotas, tr.srcQuotas)
-		if len(leaving) > 0 || len(arriving) > 0 {
-			bytes, files, err := t.usageOf(ctx, s)
-			if err != nil {
-				return err
-			}
-			if err := t.charge(ctx, op, src, leaving, -bytes, -files, 0, nil); err != nil {
-				return err
-			}
-			if err := t.charge(ctx, op, dst, arriving, bytes, files, 0, nil); err != nil {
-				return err
-			}
+		if err := t.moveUsage(ctx, op, s, src, dst, tr.srcQuotas, tr.dstQuotas); err != nil {
+			return err
 		}
 		if _, err := t.exec(ctx, `UPDATE entries SET parent_id = ?, name = ?, path = ?, path_hash = ? WHERE id = ?`,
 			dparent.id, baseName(dst), dst, pathHash(dst), s.id); err != nil {
@@ -236,6 +226,23 @@ func (db *DB) Move(ctx context.Context, src, dst string, overwrite bool, graceUn
 }
 
 // idsNotIn is a without the ids in b.
+// moveUsage moves what n's tree (at src, going to dst) holds from the
+// quotas governing src only to those governing dst only.
+func (t *tx) moveUsage(ctx context.Context, op string, n *node, src, dst string, srcQuotas, dstQuotas []int64) error {
+	leaving, arriving := idsNotIn(srcQuotas, dstQuotas), idsNotIn(dstQuotas, srcQuotas)
+	if len(leaving) == 0 && len(arriving) == 0 {
+		return nil
+	}
+	bytes, files, err := t.usageOf(ctx, n)
+	if err != nil {
+		return err
+	}
+	if err := t.charge(ctx, op, src, leaving, -bytes, -files, 0, nil); err != nil {
+		return err
+	}
+	return t.charge(ctx, op, dst, arriving, bytes, files, 0, nil)
+}
+
 func idsNotIn(a, b []int64) []int64 {
 	var out []int64
 	for _, id := range a {
