@@ -31,12 +31,7 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 		httperr.Write(ctx, err)
 		return
 	}
-	shards, err := s.dir.stores(req.Servers)
-	if err != nil {
-		httperr.Write(ctx, err)
-		return
-	}
-	store, err := ec.ForLayout(req.Layout, s.opts.StripeSize, shards)
+	store, err := s.storeFor(req)
 	if err != nil {
 		httperr.Write(ctx, err)
 		return

@@ -110,3 +110,13 @@ func (d *directory) stores(ids []string) ([]shoal.BlobStore, error) {
 	}
 	return out, nil
 }
+
+// storeFor is the erasure-coded or replicated store a signed gw request
+// names: its layout over its servers' stores.
+func (s *Server) storeFor(req wire.GatewayRequest) (ec.LayoutStore, error) {
+	shards, err := s.dir.stores(req.Servers)
+	if err != nil {
+		return nil, err
+	}
+	return ec.ForLayout(req.Layout, s.opts.StripeSize, shards)
+}

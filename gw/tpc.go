@@ -45,12 +45,7 @@ func (s *Server) serveTPC(ctx *fasthttp.RequestCtx, id string) {
 		httperr.Write(ctx, err)
 		return
 	}
-	shards, err := s.dir.stores(greq.Servers)
-	if err != nil {
-		httperr.Write(ctx, err)
-		return
-	}
-	store, err := ec.ForLayout(greq.Layout, s.opts.StripeSize, shards)
+	store, err := s.storeFor(greq)
 	if err != nil {
 		httperr.Write(ctx, err)
 		return
