@@ -1,8 +1,6 @@
 package md
 
 import (
-	"strings"
-
 	"github.com/valyala/fasthttp"
 
 	"shoal"
@@ -60,33 +58,4 @@ func (s *Server) noContent(ctx *fasthttp.RequestCtx, err error) {
 		return
 	}
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
-}
-
-// PoolProp is the shoal property a PROPPATCH sets on a collection to map
-// it to a pool (when Options.AllowPoolProppatch): <s:pool
-// xmlns:s="http://shoal.dev/ns">NAME</s:pool>.
-const (
-	NamespaceShoal = "http://shoal.dev/ns"
-	PoolPropName   = "pool"
-)
-
-// patchPool applies a shoal:pool property among a PROPPATCH's sets: it
-// maps the collection to the pool (KindPermission unless allowed,
-// KindNotDir on a file). Removing the property does not unmap.
-func (s *Server) patchPool(e *shoal.Entry, set []shoal.Prop) error {
-	for _, p := range set {
-		if p.Space != NamespaceShoal || p.Name != PoolPropName {
-			continue
-		}
-		if !s.opts.AllowPoolProppatch {
-			return shoal.Errorf("PROPPATCH", shoal.KindPermission, "setting the pool by PROPPATCH is disabled (md.allow_pool_proppatch)")
-		}
-		if !e.IsDir {
-			return shoal.Errorf("PROPPATCH", shoal.KindNotDir, "a pool is set on a collection")
-		}
-		if err := s.setDirPool(e.Path, strings.TrimSpace(p.Value)); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -1,23 +1,17 @@
 package md
 
 import (
-	"bytes"
-	"errors"
-	"net/http"
-	"time"
-
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/dav"
 	"shoal/internal/httperr"
 )
 
-// Conditional requests (RFC 9110 §13): If-Match, If-None-Match,
-// If-Unmodified-Since and If-Modified-Since, evaluated in the order of
-// §13.2.2 against the request's target. On a PUT the If-Match list is
-// checked again in the transaction that makes the new file visible (see
-// shoal.Condition), so two writers holding the same ETag cannot both
-// replace it; the other methods check it just before acting.
+// Conditional requests (RFC 9110 §13, evaluated by dav.Conditions): a
+// GET or HEAD answers 304 or 412 itself; a method that changes the
+// namespace checks them just before acting (a PUT again in the
+// transaction that makes its file visible: see shoal.Condition).
 
 var (
 	hdrIfMatch           = []byte("If-Match")
@@ -25,168 +19,13 @@ var (
 	hdrIfModifiedSince   = []byte("If-Modified-Since")
 )
 
-// errNotModified is the outcome "answer 304" of a GET or HEAD.
-var errNotModified = errors.New("not modified")
-
-// conditions are a request's conditional headers, as sent.
-type conditions struct {
-	ifMatch, ifNoneMatch, ifUnmodifiedSince, ifModifiedSince []byte
-}
-
-func requestConditions(h *fasthttp.RequestHeader) conditions {
-	return conditions{
-		ifMatch:           h.PeekBytes(hdrIfMatch),
-		ifNoneMatch:       h.PeekBytes(hdrIfNoneMatch),
-		ifUnmodifiedSince: h.PeekBytes(hdrIfUnmodifiedSince),
-		ifModifiedSince:   h.PeekBytes(hdrIfModifiedSince),
+func requestConditions(h *fasthttp.RequestHeader) dav.Conditions {
+	return dav.Conditions{
+		IfMatch:           h.PeekBytes(hdrIfMatch),
+		IfNoneMatch:       h.PeekBytes(hdrIfNoneMatch),
+		IfUnmodifiedSince: h.PeekBytes(hdrIfUnmodifiedSince),
+		IfModifiedSince:   h.PeekBytes(hdrIfModifiedSince),
 	}
-}
-
-func (c *conditions) none() bool {
-	return len(c.ifMatch) == 0 && len(c.ifNoneMatch) == 0 && len(c.ifUnmodifiedSince) == 0 && len(c.ifModifiedSince) == 0
-}
-
-// evaluate applies c to e, the target (nil if it does not exist). safe is
-// true for GET and HEAD: a matching If-None-Match or an unchanged
-// If-Modified-Since then gives errNotModified; on other methods a matching
-// If-None-Match is KindPrecondition. A malformed ETag list is KindInvalid;
-// a malformed date is ignored, as §13.1.3 and §13.1.4 say.
-// decidedInTx reports whether the catalog's write transaction decides
-// these conditions by itself (shoal.Condition): none, If-None-Match: *,
-// If-Match.
-func (c *conditions) decidedInTx() bool {
-	if len(c.ifUnmodifiedSince) > 0 || len(c.ifModifiedSince) > 0 {
-		return false
-	}
-	inm := trimSpace(c.ifNoneMatch)
-	return len(inm) == 0 || len(inm) == 1 && inm[0] == '*'
-}
-
-func (c *conditions) evaluate(e *shoal.Entry, safe bool) error {
-	const op = "precondition"
-	if c.none() {
-		return nil
-	}
-	var etag []byte
-	if e != nil {
-		var tmp [40]byte
-		etag = e.AppendETag(tmp[:0])
-	}
-	if len(c.ifMatch) > 0 {
-		ok, err := matchETags(c.ifMatch, etag, true)
-		if err != nil {
-			return shoal.E(op, shoal.KindInvalid, err)
-		}
-		if !ok {
-			return shoal.Errorf(op, shoal.KindPrecondition, "If-Match: the current ETag is not listed")
-		}
-	} else if len(c.ifUnmodifiedSince) > 0 && e != nil {
-		if t, err := http.ParseTime(string(c.ifUnmodifiedSince)); err == nil && e.MTime.Truncate(time.Second).After(t) {
-			return shoal.Errorf(op, shoal.KindPrecondition, "If-Unmodified-Since: modified since")
-		}
-	}
-	if len(c.ifNoneMatch) > 0 {
-		match, err := matchETags(c.ifNoneMatch, etag, false)
-		if err != nil {
-			return shoal.E(op, shoal.KindInvalid, err)
-		}
-		if match {
-			if safe {
-				return errNotModified
-			}
-			return shoal.Errorf(op, shoal.KindPrecondition, "If-None-Match: the current ETag is listed")
-		}
-	} else if safe && len(c.ifModifiedSince) > 0 && e != nil {
-		if t, err := http.ParseTime(string(c.ifModifiedSince)); err == nil && !e.MTime.Truncate(time.Second).After(t) {
-			return errNotModified
-		}
-	}
-	return nil
-}
-
-// errETagList is a malformed If-Match or If-None-Match value.
-var errETagList = errors.New("malformed entity-tag list")
-
-// matchETags reports whether the field value list ("*" or a comma-separated
-// list of entity-tags, RFC 9110 §8.8.3) matches etag, the target's strong
-// ETag with its quotes (nil if the target does not exist). "*" matches any
-// existing target. Strong comparison (If-Match) never matches a weak tag;
-// weak comparison (If-None-Match) ignores the W/ prefix.
-func matchETags(list, etag []byte, strong bool) (bool, error) {
-	if isStar(list) {
-		return etag != nil, nil
-	}
-	matched := false
-	err := eachETag(list, func(tag []byte, weak bool) {
-		if etag != nil && !(strong && weak) && bytes.Equal(tag, etag) {
-			matched = true
-		}
-	})
-	return matched, err
-}
-
-func isStar(list []byte) bool {
-	list = trimSpace(list)
-	return len(list) == 1 && list[0] == '*'
-}
-
-// eachETag calls fn for every entity-tag of a list (quotes included);
-// errETagList if the list is empty or malformed.
-func eachETag(list []byte, fn func(tag []byte, weak bool)) error {
-	n := 0
-	for {
-		list = bytes.TrimLeft(list, " \t,")
-		if len(list) == 0 {
-			break
-		}
-		weak := false
-		if bytes.HasPrefix(list, []byte("W/")) {
-			weak, list = true, list[2:]
-		}
-		if len(list) < 2 || list[0] != '"' {
-			return errETagList
-		}
-		end := bytes.IndexByte(list[1:], '"')
-		if end < 0 {
-			return errETagList
-		}
-		tag := list[:end+2]
-		for _, c := range tag[1 : len(tag)-1] {
-			if c < 0x21 || c == 0x7f { // etagc: no controls, spaces or quotes
-				return errETagList
-			}
-		}
-		fn(tag, weak)
-		n++
-		list = bytes.TrimLeft(list[end+2:], " \t")
-		if len(list) > 0 && list[0] != ',' {
-			return errETagList
-		}
-	}
-	if n == 0 {
-		return errETagList
-	}
-	return nil
-}
-
-// ifMatchList is a well-formed If-Match field as the list of strong ETags
-// a PUT's commit must find ("*" alone: the file must exist). Weak tags
-// and tags holding a comma (never one of ours) are left out; a list left
-// empty becomes `""`, which no file matches.
-func ifMatchList(h []byte) []string {
-	if isStar(h) {
-		return []string{"*"}
-	}
-	var tags []string
-	eachETag(h, func(tag []byte, weak bool) {
-		if !weak && bytes.IndexByte(tag, ',') < 0 {
-			tags = append(tags, string(tag))
-		}
-	})
-	if tags == nil {
-		tags = []string{`""`}
-	}
-	return tags
 }
 
 // notModified answers 304 with the validators GET would send.
@@ -202,7 +41,7 @@ func (s *Server) notModified(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 // method that changes the namespace. KindPrecondition (412) when one fails.
 func (s *Server) checkConditions(ctx *fasthttp.RequestCtx, path string) error {
 	c := requestConditions(&ctx.Request.Header)
-	if c.none() {
+	if c.None() {
 		return nil
 	}
 	e, err := s.stat(ctx, path)
@@ -212,17 +51,17 @@ func (s *Server) checkConditions(ctx *fasthttp.RequestCtx, path string) error {
 	case err != nil:
 		return err
 	}
-	return c.evaluate(e, false)
+	return c.Evaluate(e, false)
 }
 
 // readConditions evaluates a GET's or HEAD's conditional headers against
 // e and answers 304 or 412 itself; it reports whether to go on.
 func (s *Server) readConditions(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
 	c := requestConditions(&ctx.Request.Header)
-	switch err := c.evaluate(e, true); {
+	switch err := c.Evaluate(e, true); {
 	case err == nil:
 		return true
-	case err == errNotModified:
+	case err == dav.ErrNotModified:
 		s.notModified(ctx, e)
 	default:
 		httperr.Write(ctx, err)

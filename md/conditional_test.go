@@ -118,37 +118,3 @@ func mapString(m map[string]string) string {
 	}
 	return s
 }
-
-// FuzzMatchETags: any If-Match / If-None-Match value is either refused as
-// malformed or matches exactly when the target's ETag is listed (strongly,
-// for If-Match) or the list is "*"; it never panics.
-func FuzzMatchETags(f *testing.F) {
-	for _, s := range []string{`*`, `"a-1"`, `W/"a-1"`, `"x", "a-1"`, `"a-1",`, `,,"a-1"`, `"a-1" "b"`, `abc`, `"`, `W/`, `""`, "\"a\x01\""} {
-		f.Add(s)
-	}
-	const etag = `"a-1"`
-	f.Fuzz(func(t *testing.T, list string) {
-		strong, err1 := matchETags([]byte(list), []byte(etag), true)
-		weak, err2 := matchETags([]byte(list), []byte(etag), false)
-		absent, err3 := matchETags([]byte(list), nil, false)
-		if (err1 == nil) != (err2 == nil) || (err1 == nil) != (err3 == nil) {
-			t.Fatalf("%q: validity differs: %v %v %v", list, err1, err2, err3)
-		}
-		if err1 != nil {
-			return
-		}
-		if strong && !weak {
-			t.Fatalf("%q: strong match without weak match", list)
-		}
-		if absent && list != "*" && trimSpaceString(list) != "*" {
-			t.Fatalf("%q matched an absent target", list)
-		}
-		for _, tag := range ifMatchList([]byte(list)) {
-			if tag != "*" && (len(tag) < 2 || tag[0] != '"' || tag[len(tag)-1] != '"') {
-				t.Fatalf("%q: If-Match list kept %q", list, tag)
-			}
-		}
-	})
-}
-
-func trimSpaceString(s string) string { return string(trimSpace([]byte(s))) }

@@ -1,11 +1,12 @@
 package md
 
 import (
-	"bytes"
 	"net"
 	"strings"
 
 	"github.com/valyala/fasthttp"
+
+	"shoal/dav"
 )
 
 // Active content: stored files a browser would render and run scripts
@@ -26,29 +27,9 @@ var (
 	valAttachment  = []byte("attachment")
 )
 
-// isActive reports whether a browser would execute content of type ct.
-func isActive(ct []byte) bool {
-	if i := bytes.IndexByte(ct, ';'); i >= 0 {
-		ct = ct[:i]
-	}
-	ct = bytes.TrimSpace(ct)
-	for _, a := range activeTypes {
-		if bytes.EqualFold(ct, a) {
-			return true
-		}
-	}
-	return false
-}
-
-var activeTypes = [][]byte{
-	[]byte("text/html"), []byte("application/xhtml+xml"), []byte("image/svg+xml"), []byte("text/xml"),
-	[]byte("application/xml"), []byte("text/javascript"), []byte("application/javascript"),
-	[]byte("application/ecmascript"), []byte("text/ecmascript"),
-}
-
 // guardActive adds the header that defuses active content of type ct.
 func (s *Server) guardActive(h *fasthttp.ResponseHeader, ct []byte) {
-	if !isActive(ct) {
+	if !dav.IsActive(ct) {
 		return
 	}
 	if s.opts.ActiveContent == ActiveAttachment {

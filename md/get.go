@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/dav"
 	"shoal/internal/httperr"
 	"shoal/internal/httprange"
 	"shoal/wire"
@@ -202,12 +203,12 @@ func (s *Server) getDir(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 	}
 	s.setEntryHeaders(ctx, e)
 	buf := getBuf()
-	b := appendHTMLListHead(buf.b[:0], e.Path)
+	b := dav.AppendHTMLListHead(buf.b[:0], e.Path)
 	for _, c := range p.Entries {
-		b = appendHTMLListRow(b, c)
+		b = dav.AppendHTMLListRow(b, c)
 	}
 	if !p.More || len(p.Entries) == 0 {
-		ctx.SetBody(append(b, htmlListTail...))
+		ctx.SetBody(append(b, dav.HTMLListTail...))
 		buf.b = b
 		putBuf(buf)
 		return
@@ -227,18 +228,18 @@ func (s *Server) getDir(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 			if err != nil {
 				// The status is sent: say so in the page itself.
 				b := append(buf.b[:0], "</ul><p>listing cut short: "...)
-				w.Write(appendHTMLText(b, err.Error()))
+				w.Write(dav.AppendHTMLText(b, err.Error()))
 				w.WriteString("</p></body></html>\n")
 				return
 			}
 			b := buf.b[:0]
 			for _, c := range p.Entries {
-				b = appendHTMLListRow(b, c)
+				b = dav.AppendHTMLListRow(b, c)
 			}
 			buf.b = b
 			if !p.More || len(p.Entries) == 0 {
 				w.Write(b)
-				w.WriteString(htmlListTail)
+				w.WriteString(dav.HTMLListTail)
 				return
 			}
 			after = p.Entries[len(p.Entries)-1].Name()

@@ -1,14 +1,13 @@
 package md
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/dav"
 )
 
 // WebDAV locks (RFC 4918 §6) live in the catalog (shoal.LockStore), so
@@ -65,14 +64,6 @@ func (s *Server) anyLocks() bool {
 	return c.n.Load() > 0
 }
 
-// newLockToken is a fresh opaquelocktoken URI (RFC 4918 §20.1).
-func newLockToken() string {
-	var b [16]byte
-	rand.Read(b[:])
-	h := hex.EncodeToString(b[:])
-	return "opaquelocktoken:" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
-
 // checkLocks returns KindLocked unless every lock that applies to path
 // (or, with subtree, lies below it) has its token among submitted, taken
 // by the same principal; a shared lock is satisfied by any such token on
@@ -82,36 +73,7 @@ func (s *Server) checkLocks(ctx *fasthttp.RequestCtx, path string, subtree bool,
 	if err != nil || len(locks) == 0 {
 		return err
 	}
-	who := principalID(ctx)
-	has := func(l *shoal.Lock) bool {
-		if l.Principal != who {
-			return false
-		}
-		for _, t := range submitted {
-			if t == l.Token {
-				return true
-			}
-		}
-		return false
-	}
-	for i := range locks {
-		l := &locks[i]
-		if has(l) {
-			continue
-		}
-		ok := false
-		if !l.Exclusive {
-			for j := range locks {
-				if locks[j].Root == l.Root && has(&locks[j]) {
-					ok = true
-				}
-			}
-		}
-		if !ok {
-			return shoal.Errorf("lock", shoal.KindLocked, "%s is locked", l.Root)
-		}
-	}
-	return nil
+	return dav.CheckLocks(locks, principalID(ctx), submitted)
 }
 
 // lockActive reports whether token names a live lock covering path.

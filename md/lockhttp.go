@@ -3,16 +3,15 @@ package md
 import (
 	"bytes"
 	"crypto/md5"
-	"encoding/xml"
 	"fmt"
 	"hash/adler32"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/dav"
 	"shoal/internal/httperr"
 )
 
@@ -37,26 +36,26 @@ func (s *Server) checkWrite(ctx *fasthttp.RequestCtx, path string, subtree bool)
 	if !s.evalIf(ctx, path, lists) {
 		return shoal.Errorf("If", shoal.KindPrecondition, "If header does not match")
 	}
-	return s.checkLocks(ctx, path, subtree, submittedTokens(lists))
+	return s.checkLocks(ctx, path, subtree, dav.SubmittedTokens(lists))
 }
 
 // evalIf is true if any list holds: all its conditions (lock token active
 // on the resource, entity tag equal to the resource's) hold.
-func (s *Server) evalIf(ctx *fasthttp.RequestCtx, path string, lists []ifList) bool {
+func (s *Server) evalIf(ctx *fasthttp.RequestCtx, path string, lists []dav.IfList) bool {
 	for _, l := range lists {
 		res := path
-		if l.tag != "" {
-			res = l.tag
+		if l.Tag != "" {
+			res = l.Tag
 		}
 		ok := true
-		for _, c := range l.conds {
+		for _, c := range l.Conds {
 			var holds bool
-			if c.token != "" {
-				holds = s.lockActive(c.token, res)
+			if c.Token != "" {
+				holds = s.lockActive(c.Token, res)
 			} else if e, err := s.cat.Stat(s.base, res); err == nil {
-				holds = e.ETag() == c.etag || "W/"+e.ETag() == c.etag
+				holds = e.ETag() == c.ETag || "W/"+e.ETag() == c.ETag
 			}
-			if holds == c.not {
+			if holds == c.Not {
 				ok = false
 				break
 			}
@@ -74,28 +73,25 @@ func (s *Server) checkDestination(ctx *fasthttp.RequestCtx, dst string) error {
 	var tokens []string
 	if h := ctx.Request.Header.PeekBytes(hdrIf); len(h) > 0 {
 		if lists, err := parseIf(string(h)); err == nil {
-			tokens = submittedTokens(lists)
+			tokens = dav.SubmittedTokens(lists)
 		}
 	}
 	return s.checkLocks(ctx, dst, true, tokens)
 }
 
-// parseTimeout reads "Second-N" or "Infinite" (the first of a list),
-// capped at max; def without a usable value.
-func parseTimeout(h []byte, def, max time.Duration) time.Duration {
-	v := strings.TrimSpace(strings.Split(string(h), ",")[0])
-	if n, ok := strings.CutPrefix(v, "Second-"); ok {
-		if sec, err := strconv.ParseInt(n, 10, 64); err == nil && sec > 0 {
-			if sec < int64(max/time.Second) {
-				return time.Duration(sec) * time.Second
-			}
-			return max
+// parseIf is dav.ParseIf refusing a resource tag under wire.Prefix, as
+// a Destination there is refused.
+func parseIf(h string) ([]dav.IfList, error) {
+	lists, err := dav.ParseIf(h)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range lists {
+		if isInternal(l.Tag) {
+			return nil, dav.ErrMalformedIf
 		}
 	}
-	if strings.EqualFold(v, "Infinite") {
-		return max
-	}
-	return min(def, max)
+	return lists, nil
 }
 
 // handleLock creates a lock (lockinfo body) or refreshes one (no body,
@@ -113,7 +109,7 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 		httperr.Write(ctx, err)
 		return
 	}
-	timeout := parseTimeout(ctx.Request.Header.PeekBytes(hdrTimeout), defaultRequestedTimeout, s.opts.LockTimeout)
+	timeout := dav.ParseTimeout(ctx.Request.Header.PeekBytes(hdrTimeout), defaultRequestedTimeout, s.opts.LockTimeout)
 	if len(bytes.TrimSpace(body)) == 0 {
 		lists, err := parseIf(string(ctx.Request.Header.PeekBytes(hdrIf)))
 		if err != nil {
@@ -121,7 +117,7 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 			return
 		}
 		err = shoal.Errorf(op, shoal.KindPrecondition, "no such lock on this resource")
-		for _, tok := range submittedTokens(lists) {
+		for _, tok := range dav.SubmittedTokens(lists) {
 			var l *shoal.Lock
 			if l, err = s.cat.RefreshLock(s.base, tok, path, principalID(ctx), timeout, time.Now()); err == nil {
 				s.writeLockReply(ctx, l, fasthttp.StatusOK)
@@ -131,7 +127,7 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 		httperr.Write(ctx, err)
 		return
 	}
-	l, err := parseLockinfo(body)
+	l, err := dav.ParseLockinfo(body)
 	if err != nil {
 		httperr.Write(ctx, err)
 		return
@@ -141,10 +137,10 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	l.Root, l.Timeout, l.Principal = path, timeout, principalID(ctx)
-	switch d := trimSpace(ctx.Request.Header.PeekBytes(hdrDepth)); {
-	case len(d) == 0, equalFold(d, "infinity"):
+	switch d, ok := dav.ParseDepth(ctx.Request.Header.PeekBytes(hdrDepth)); {
+	case ok && d == dav.DepthInfinity:
 		l.Infinity = true
-	case string(d) == "0":
+	case ok && d == 0:
 	default:
 		fail(ctx, op, shoal.KindInvalid, "Depth must be 0 or infinity on LOCK")
 		return
@@ -182,7 +178,7 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	now := time.Now()
-	l.Token, l.Expires = newLockToken(), now.Add(l.Timeout)
+	l.Token, l.Expires = dav.NewLockToken(), now.Add(l.Timeout)
 	if err := s.cat.CreateLock(s.base, l, shoal.LockLimits{PerPrincipal: s.opts.LocksPerPrincipal, Total: s.opts.LocksTotal}, now); err != nil {
 		httperr.Write(ctx, err)
 		return
@@ -192,91 +188,10 @@ func (s *Server) handleLock(ctx *fasthttp.RequestCtx) {
 	s.writeLockReply(ctx, l, status)
 }
 
-// parseLockinfo reads a DAV:lockinfo body: scope, type (write) and owner.
-func parseLockinfo(body []byte) (*shoal.Lock, error) {
-	const op = "LOCK"
-	d, err := openDAVBody(op, body, "lockinfo")
-	if err != nil {
-		return nil, err
-	}
-	l := &shoal.Lock{}
-	scoped, typed := false, false
-	for {
-		tok, err := d.Token()
-		if err != nil {
-			return nil, xmlErr(op, err)
-		}
-		switch t := tok.(type) {
-		case xml.EndElement:
-			if !scoped || !typed {
-				return nil, shoal.Errorf(op, shoal.KindInvalid, "lockinfo needs lockscope and locktype")
-			}
-			return l, trailing(d, op)
-		case xml.StartElement:
-			switch t.Name {
-			case xml.Name{Space: nsDAV, Local: "lockscope"}:
-				names, err := childNames(d, nil)
-				if err != nil || len(names) != 1 || names[0].Space != nsDAV ||
-					(names[0].Local != "exclusive" && names[0].Local != "shared") {
-					return nil, shoal.Errorf(op, shoal.KindInvalid, "lockscope must be exclusive or shared")
-				}
-				l.Exclusive, scoped = names[0].Local == "exclusive", true
-			case xml.Name{Space: nsDAV, Local: "locktype"}:
-				names, err := childNames(d, nil)
-				if err != nil || len(names) != 1 || names[0] != (xml.Name{Space: nsDAV, Local: "write"}) {
-					return nil, shoal.Errorf(op, shoal.KindInvalid, "locktype must be write")
-				}
-				typed = true
-			case xml.Name{Space: nsDAV, Local: "owner"}:
-				v, err := innerXML(d, nil)
-				if err != nil {
-					return nil, xmlErr(op, err)
-				}
-				l.Owner = string(v)
-			default:
-				if err := d.Skip(); err != nil {
-					return nil, xmlErr(op, err)
-				}
-			}
-		}
-	}
-}
-
 func (s *Server) writeLockReply(ctx *fasthttp.RequestCtx, l *shoal.Lock, status int) {
-	b := append([]byte(xmlHeader), "<D:prop xmlns:D=\"DAV:\"><D:lockdiscovery>"...)
-	b = appendActiveLock(b, l)
-	b = append(b, "</D:lockdiscovery></D:prop>\n"...)
 	ctx.SetStatusCode(status)
-	ctx.Response.Header.SetContentTypeBytes(ctXML)
-	ctx.SetBody(b)
-}
-
-func appendActiveLock(b []byte, l *shoal.Lock) []byte {
-	b = append(b, "<D:activelock><D:locktype><D:write/></D:locktype><D:lockscope>"...)
-	if l.Exclusive {
-		b = append(b, "<D:exclusive/>"...)
-	} else {
-		b = append(b, "<D:shared/>"...)
-	}
-	b = append(b, "</D:lockscope><D:depth>"...)
-	if l.Infinity {
-		b = append(b, "infinity"...)
-	} else {
-		b = append(b, '0')
-	}
-	b = append(b, "</D:depth>"...)
-	if l.Owner != "" {
-		b = append(b, "<D:owner>"...)
-		b = append(b, l.Owner...)
-		b = append(b, "</D:owner>"...)
-	}
-	b = append(b, "<D:timeout>Second-"...)
-	b = strconv.AppendInt(b, int64(l.Timeout/time.Second), 10)
-	b = append(b, "</D:timeout><D:locktoken><D:href>"...)
-	b = appendEscaped(b, l.Token, false)
-	b = append(b, "</D:href></D:locktoken><D:lockroot>"...)
-	b = appendHref(b, l.Root, false)
-	return append(b, "</D:lockroot></D:activelock>"...)
+	ctx.Response.Header.SetContentTypeBytes(dav.ContentTypeXML)
+	ctx.SetBody(dav.AppendLockReply(nil, l))
 }
 
 // handleUnlock removes the lock named by the Lock-Token header: 204; 400
@@ -301,29 +216,4 @@ func (s *Server) handleUnlock(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
-}
-
-const supportedLockXML = "<D:supportedlock><D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>" +
-	"<D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry></D:supportedlock>"
-
-// appendLockProps appends supportedlock or lockdiscovery for path, from
-// locks: those of the request's target and below (see liveValues.locks).
-func appendLockProps(b []byte, path string, name string, locks []shoal.Lock) []byte {
-	if name == "supportedlock" {
-		return append(b, supportedLockXML...)
-	}
-	n := 0
-	for i := range locks {
-		if locks[i].Covers(path) {
-			if n == 0 {
-				b = append(b, "<D:lockdiscovery>"...)
-			}
-			b = appendActiveLock(b, &locks[i])
-			n++
-		}
-	}
-	if n == 0 {
-		return append(b, "<D:lockdiscovery/>"...)
-	}
-	return append(b, "</D:lockdiscovery>"...)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/dav"
 	"shoal/internal/httperr"
 )
 
@@ -14,56 +15,14 @@ var (
 	hdrOverwrite   = []byte("Overwrite")
 )
 
-// parseDestination reads the Destination header: an absolute URL or an
-// absolute path, percent-decoded and cleaned like a request path. Its
-// caller has made sure the URL names this server (a COPY naming another
-// is a third-party copy, a MOVE to another 502), so its host is dropped
-// here.
+// parseDestination is dav.ParseDestination refusing a path under
+// wire.Prefix.
 func parseDestination(h []byte) (string, error) {
-	const op = "Destination"
-	if len(h) == 0 {
-		return "", shoal.Errorf(op, shoal.KindInvalid, "missing Destination header")
+	dst, err := dav.ParseDestination(h)
+	if err == nil && isInternal(dst) {
+		return "", shoal.Errorf("Destination", shoal.KindPermission, "destination is reserved")
 	}
-	raw := h
-	if raw[0] != '/' {
-		i := indexString(raw, "://")
-		if i <= 0 {
-			return "", shoal.Errorf(op, shoal.KindInvalid, "Destination must be an absolute URL or path")
-		}
-		rest := raw[i+3:]
-		j := indexByte(rest, '/')
-		if j < 0 {
-			rest = []byte("/")
-		} else {
-			rest = rest[j:]
-		}
-		raw = rest
-	}
-	if i := indexByte(raw, '?'); i >= 0 {
-		raw = raw[:i]
-	}
-	if i := indexByte(raw, '#'); i >= 0 {
-		raw = raw[:i]
-	}
-	clean, _, err := shoal.CleanPath(string(raw))
-	if err != nil {
-		return "", shoal.E(op, shoal.KindOf(err), err)
-	}
-	if isInternal(clean) {
-		return "", shoal.Errorf(op, shoal.KindPermission, "destination is reserved")
-	}
-	return clean, nil
-}
-
-// parseOverwrite reads the Overwrite header: T (default) or F.
-func parseOverwrite(h []byte) (bool, error) {
-	switch {
-	case len(h) == 0, equalFold(h, "t"):
-		return true, nil
-	case equalFold(h, "f"):
-		return false, nil
-	}
-	return false, shoal.Errorf("Overwrite", shoal.KindInvalid, "Overwrite must be T or F")
+	return dst, err
 }
 
 // handleMoveCopy answers MOVE and COPY: 201 when the destination was
@@ -92,16 +51,16 @@ func (s *Server) handleMoveCopy(ctx *fasthttp.RequestCtx, move bool) {
 		httperr.Write(ctx, err)
 		return
 	}
-	overwrite, err := parseOverwrite(trimSpace(ctx.Request.Header.PeekBytes(hdrOverwrite)))
+	overwrite, err := dav.ParseOverwrite(trimSpace(ctx.Request.Header.PeekBytes(hdrOverwrite)))
 	if err != nil {
 		httperr.Write(ctx, err)
 		return
 	}
 	overwrite = overwrite && !createOnly(ctx) // the principal may not replace the destination
 	shallow := false
-	switch d := trimSpace(ctx.Request.Header.PeekBytes(hdrDepth)); {
-	case len(d) == 0, equalFold(d, "infinity"):
-	case !move && string(d) == "0":
+	switch d, ok := dav.ParseDepth(ctx.Request.Header.PeekBytes(hdrDepth)); {
+	case ok && d == dav.DepthInfinity:
+	case ok && !move && d == 0:
 		shallow = true
 	default:
 		fail(ctx, op, shoal.KindInvalid, "bad Depth header")
@@ -147,8 +106,6 @@ func (s *Server) handleMoveCopy(ctx *fasthttp.RequestCtx, move bool) {
 	if err != nil {
 		httperr.Write(ctx, err)
 		return
-	}
-	if move {
 	}
 	if created {
 		ctx.SetStatusCode(fasthttp.StatusCreated)

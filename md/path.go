@@ -58,16 +58,3 @@ func requestPath(ctx *fasthttp.RequestCtx) (clean string, trailing bool, err err
 func isInternal(clean string) bool {
 	return shoal.IsWithin(clean, strings.TrimSuffix(wire.Prefix, "/"))
 }
-
-func indexByte(b []byte, c byte) int {
-	for i := range b {
-		if b[i] == c {
-			return i
-		}
-	}
-	return -1
-}
-
-func indexString(b []byte, s string) int {
-	return strings.Index(b2s(b), s)
-}

@@ -1,11 +1,12 @@
 package md
 
 import (
-	"encoding/xml"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/dav"
 	"shoal/internal/httperr"
 )
 
@@ -29,7 +30,7 @@ func (s *Server) handleProppatch(ctx *fasthttp.RequestCtx) {
 		fail(ctx, op, shoal.KindInvalid, "PROPPATCH needs a propertyupdate body")
 		return
 	}
-	ops, err := parseProppatch(body)
+	ops, err := dav.ParseProppatch(body)
 	if err != nil {
 		httperr.Write(ctx, err)
 		return
@@ -47,17 +48,9 @@ func (s *Server) handleProppatch(ctx *fasthttp.RequestCtx) {
 		httperr.Write(ctx, err)
 		return
 	}
-	var protected, others []xml.Name
-	for _, o := range ops {
-		n := xml.Name{Space: o.prop.Space, Local: o.prop.Name}
-		if isLive(n) {
-			protected = append(protected, n)
-		} else {
-			others = append(others, n)
-		}
-	}
+	protected, others := dav.SplitProtected(ops)
 	if len(protected) == 0 {
-		set, remove := collapse(ops)
+		set, remove := dav.Collapse(ops)
 		if err := s.patchPool(e, set); err != nil {
 			httperr.Write(ctx, err)
 			return
@@ -69,66 +62,37 @@ func (s *Server) handleProppatch(ctx *fasthttp.RequestCtx) {
 	}
 	buf := getBuf()
 	defer putBuf(buf)
-	b := append(buf.b[:0], multistatusOpen...)
-	b = append(b, "<D:response>"...)
-	b = appendHref(b, e.Path, e.IsDir)
-	if len(protected) > 0 {
-		b = appendProtected(b, protected)
-		b = appendPropstat(b, others, 424)
-	} else {
-		b = appendPropstat(b, others, 200)
-	}
-	b = append(b, "</D:response>"...)
-	b = append(b, multistatusClose...)
-	buf.b = b
+	buf.b = dav.AppendPatchResponse(buf.b[:0], e, protected, others)
 	ctx.SetStatusCode(fasthttp.StatusMultiStatus)
-	ctx.Response.Header.SetContentTypeBytes(ctXML)
-	ctx.SetBody(b)
+	ctx.Response.Header.SetContentTypeBytes(dav.ContentTypeXML)
+	ctx.SetBody(buf.b)
 }
 
-// collapse turns ops in document order into the final set and remove
-// lists: the last operation on a property wins.
-func collapse(ops []patchOp) (set, remove []shoal.Prop) {
-	last := make(map[xml.Name]int, len(ops))
-	for i, o := range ops {
-		last[xml.Name{Space: o.prop.Space, Local: o.prop.Name}] = i
-	}
-	for i, o := range ops {
-		if last[xml.Name{Space: o.prop.Space, Local: o.prop.Name}] != i {
+// PoolProp is the shoal property a PROPPATCH sets on a collection to map
+// it to a pool (when Options.AllowPoolProppatch): <s:pool
+// xmlns:s="http://shoal.dev/ns">NAME</s:pool>.
+const (
+	NamespaceShoal = "http://shoal.dev/ns"
+	PoolPropName   = "pool"
+)
+
+// patchPool applies a shoal:pool property among a PROPPATCH's sets: it
+// maps the collection to the pool (KindPermission unless allowed,
+// KindNotDir on a file). Removing the property does not unmap.
+func (s *Server) patchPool(e *shoal.Entry, set []shoal.Prop) error {
+	for _, p := range set {
+		if p.Space != NamespaceShoal || p.Name != PoolPropName {
 			continue
 		}
-		if o.remove {
-			remove = append(remove, shoal.Prop{Space: o.prop.Space, Name: o.prop.Name})
-		} else {
-			set = append(set, o.prop)
+		if !s.opts.AllowPoolProppatch {
+			return shoal.Errorf("PROPPATCH", shoal.KindPermission, "setting the pool by PROPPATCH is disabled (md.allow_pool_proppatch)")
+		}
+		if !e.IsDir {
+			return shoal.Errorf("PROPPATCH", shoal.KindNotDir, "a pool is set on a collection")
+		}
+		if err := s.setDirPool(e.Path, strings.TrimSpace(p.Value)); err != nil {
+			return err
 		}
 	}
-	return set, remove
-}
-
-// appendProtected appends the 403 propstat of live properties a PROPPATCH
-// tried to change, with the precondition that failed (RFC 4918 §16:
-// DAV:cannot-modify-protected-property; the quota properties of RFC 4331
-// are among them).
-func appendProtected(b []byte, names []xml.Name) []byte {
-	b = appendPropstat(b, names, 403)
-	b = b[:len(b)-len("</D:propstat>")]
-	b = append(b, "<D:error><D:cannot-modify-protected-property/></D:error>"...)
-	return append(b, "</D:propstat>"...)
-}
-
-// appendPropstat appends one propstat naming props with status code.
-func appendPropstat(b []byte, names []xml.Name, code int) []byte {
-	if len(names) == 0 {
-		return b
-	}
-	b = appendPropstatOpen(b)
-	seen := make(map[xml.Name]bool, len(names))
-	for _, n := range names {
-		if !seen[n] {
-			seen[n] = true
-			b = appendOpen(b, n, true)
-		}
-	}
-	return appendPropstatClose(b, code)
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/dav"
 	"shoal/internal/httperr"
 	"shoal/internal/netguard"
 	"shoal/internal/objhttp"
@@ -56,21 +57,21 @@ func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 		return nil, shoal.Errorf(op, shoal.KindTooLarge, "body larger than %d bytes", s.opts.MaxPutBody)
 	}
 	conds := requestConditions(&ctx.Request.Header)
-	if inm := trimSpace(conds.ifNoneMatch); len(inm) == 1 && inm[0] == '*' || createOnly(ctx) {
+	if inm := trimSpace(conds.IfNoneMatch); len(inm) == 1 && inm[0] == '*' || createOnly(ctx) {
 		p.cond.CreateOnly = true
 	}
-	if len(conds.ifMatch) > 0 {
-		if _, err := matchETags(conds.ifMatch, nil, true); err != nil {
+	if len(conds.IfMatch) > 0 {
+		if _, err := dav.MatchETags(conds.IfMatch, nil, true); err != nil {
 			return nil, shoal.E(op, shoal.KindInvalid, err)
 		}
-		if p.cond.IfMatch = ifMatchList(conds.ifMatch); len(p.cond.IfMatch) > maxIfMatch {
+		if p.cond.IfMatch = dav.IfMatchList(conds.IfMatch); len(p.cond.IfMatch) > maxIfMatch {
 			return nil, shoal.Errorf(op, shoal.KindInvalid, "If-Match lists more than %d entity-tags", maxIfMatch)
 		}
 	}
 	if path == "/" {
 		return nil, shoal.Errorf(op, shoal.KindIsDir, "cannot PUT the root")
 	}
-	if ctx.IsPut() && s.inline(p.length) && conds.decidedInTx() {
+	if ctx.IsPut() && s.inline(p.length) && conds.DecidedInTx() {
 		// (A third-party pull plans as a PUT but creates nothing here: it
 		// needs the checks before its source is touched.)
 		// An inline file's transaction checks the parent (409), a
@@ -102,7 +103,7 @@ func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 	default:
 		p.exists = true
 	}
-	if err := conds.evaluate(e, false); err != nil {
+	if err := conds.Evaluate(e, false); err != nil {
 		return nil, err
 	}
 	return p, nil

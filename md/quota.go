@@ -7,76 +7,29 @@ import (
 	"shoal"
 )
 
-// The RFC 4331 properties. quota-used-bytes of a collection is what lies
-// below it: its quota's counter when it has one, else a sum over its
-// subtree. quota-available-bytes is the least of what the quotas
-// governing it have left (every quota on the path: see shoal.Quota) and
-// of the free space of the live data servers of its pool, in user bytes
-// (a replica:N pool stores each byte N times, ec:K+M (K+M)/K times).
-// Both cost catalog queries, so they are sent only when asked for by
-// name, never in allprop.
+// propSource gives a PROPFIND's live properties what they need beyond the
+// entry (dav.PropSource): quotas, free space and locks, from md's catalog
+// and placement. One pointer: it goes into the interface without an
+// allocation.
+type propSource struct{ s *Server }
 
-// quotaValues holds, for one request, the quotas governing the
-// PROPFIND's target and its pool's free space.
-type quotaValues struct {
-	chainOK bool
-	chain   []shoal.Quota // governing the target, nearest first
-	chainE  error
-	freeOK  bool
-	free    int64
-	freeE   error
+func (p propSource) QuotasFor(path string) ([]shoal.Quota, error) {
+	return p.s.cat.QuotasFor(p.s.base, path)
 }
 
-// quotasOf returns the quotas governing e: the target's (read once), or
-// for a member of a listing the target's plus its own if it is a
-// collection with one.
-func (lv *liveValues) quotasOf(e *shoal.Entry) ([]shoal.Quota, error) {
-	if !lv.q.chainOK {
-		lv.q.chainOK = true
-		lv.q.chain, lv.q.chainE = lv.srv.cat.QuotasFor(lv.srv.base, lv.target)
-	}
-	if e.Path == lv.target || !e.IsDir || lv.q.chainE != nil {
-		return lv.q.chain, lv.q.chainE
-	}
-	return lv.srv.cat.QuotasFor(lv.srv.base, e.Path)
-}
+func (p propSource) PoolFree(path string) (int64, error) { return p.s.poolFree(p.s.base, path) }
 
-// available is quota-available-bytes of e.
-func (lv *liveValues) available(e *shoal.Entry) (int64, error) {
-	chain, err := lv.quotasOf(e)
-	if err != nil {
-		return 0, err
-	}
-	if !lv.q.freeOK {
-		lv.q.freeOK = true
-		lv.q.free, lv.q.freeE = lv.srv.poolFree(lv.srv.base, lv.target)
-	}
-	if lv.q.freeE != nil {
-		return 0, lv.q.freeE
-	}
-	avail := lv.q.free
-	for _, q := range chain {
-		if room := q.Room(); room >= 0 && room < avail {
-			avail = room
-		}
-	}
-	return avail, nil
-}
-
-// used is quota-used-bytes of e.
-func (lv *liveValues) used(e *shoal.Entry) (int64, error) {
-	if !e.IsDir {
-		return e.Size, nil
-	}
-	chain, err := lv.quotasOf(e)
-	if err != nil {
-		return 0, err
-	}
-	if len(chain) > 0 && chain[0].Dir == e.Path {
-		return chain[0].UsedBytes, nil
-	}
-	used, _, err := lv.srv.cat.Usage(lv.srv.base, e.Path)
+func (p propSource) Usage(path string) (int64, error) {
+	used, _, err := p.s.cat.Usage(p.s.base, path)
 	return used, err
+}
+
+// Locks asks the catalog only while some lock may exist (see anyLocks).
+func (p propSource) Locks(path string, subtree bool) ([]shoal.Lock, error) {
+	if !p.s.anyLocks() {
+		return nil, nil
+	}
+	return p.s.cat.Locks(p.s.base, path, subtree, time.Now())
 }
 
 // poolFree is the room for new files at path: the free space of the live

@@ -1,13 +1,12 @@
 package md
 
 import (
-	"mime"
-	"strings"
 	"sync"
 
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/dav"
 	"shoal/internal/httperr"
 )
 
@@ -21,7 +20,6 @@ var (
 	hdrWantDigest   = []byte("Want-Digest")
 	valBytes        = []byte("bytes")
 	ctHTML          = []byte("text/html; charset=utf-8")
-	ctOctet         = []byte("application/octet-stream")
 )
 
 // buffer is a per-request scratch buffer for header values and XML.
@@ -84,49 +82,16 @@ func (s *Server) setEntryHeaders(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 		putBuf(buf)
 		return
 	}
-	ct := contentType(e.Path)
+	ct := dav.ContentType(e.Path)
 	h.SetContentTypeBytes(ct)
 	s.guardActive(h, ct)
 	h.SetBytesKV(hdrAcceptRanges, valBytes)
 	if want := ctx.Request.Header.PeekBytes(hdrWantDigest); len(want) > 0 {
-		w := parseWantDigest(want)
-		buf.b = appendDigest(buf.b[:0], &w, &e.Sums)
+		w := dav.ParseWantDigest(want)
+		buf.b = dav.AppendDigest(buf.b[:0], &w, &e.Sums)
 		if len(buf.b) > 0 {
 			h.SetBytesKV(hdrDigest, buf.b)
 		}
 	}
 	putBuf(buf)
-}
-
-// Content types by extension, memoized: mime.TypeByExtension allocates.
-var (
-	mimeMu    sync.RWMutex
-	mimeCache = map[string][]byte{}
-)
-
-// contentType is the media type of a file by its extension,
-// application/octet-stream when unknown.
-func contentType(path string) []byte {
-	slash := strings.LastIndexByte(path, '/')
-	dot := strings.LastIndexByte(path, '.')
-	if dot <= slash || dot == len(path)-1 || len(path)-dot > 16 {
-		return ctOctet
-	}
-	ext := path[dot:]
-	mimeMu.RLock()
-	v, ok := mimeCache[ext]
-	mimeMu.RUnlock()
-	if ok {
-		return v
-	}
-	v = ctOctet
-	if t := mime.TypeByExtension(ext); t != "" {
-		v = []byte(t)
-	}
-	mimeMu.Lock()
-	if len(mimeCache) < 4096 { // bounded: extensions come from users
-		mimeCache[strings.Clone(ext)] = v
-	}
-	mimeMu.Unlock()
-	return v
 }

@@ -30,6 +30,10 @@ var rules = []struct {
 	{"shoal/tpc/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/...", "shoal/jobs/...", "shoal/wire/...", "shoal/sign/..."}},
 }
 
+// rootOnly are packages that may depend on no project package but the
+// root vocabulary, not even the shared internals: pure protocol code.
+var rootOnly = []string{"shoal/dav/..."}
+
 // matches reports whether package p is named by pattern (see rules).
 func matches(p, pattern string) bool {
 	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
@@ -43,11 +47,7 @@ func matches(p, pattern string) bool {
 // and the cache know nothing of md; the root is the vocabulary).
 func TestImportRules(t *testing.T) {
 	for _, r := range rules {
-		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", r.pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list %s: %v\n%s", r.pkg, err, out)
-		}
-		for _, d := range strings.Fields(string(out)) {
+		for _, d := range deps(t, r.pkg) {
 			if matches(d, r.pkg) || strings.HasPrefix(d, "shoal/internal/") {
 				continue // itself, its subpackages, and the shared internals
 			}
@@ -58,4 +58,22 @@ func TestImportRules(t *testing.T) {
 			}
 		}
 	}
+	for _, pkg := range rootOnly {
+		for _, d := range deps(t, pkg) {
+			if !matches(d, pkg) && d != "shoal" && matches(d, "shoal/...") {
+				t.Errorf("%s depends on %s (may depend on the root package alone)", pkg, d)
+			}
+		}
+	}
+}
+
+// deps lists the packages pkg depends on, directly or not, itself
+// included.
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", pkg).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list %s: %v\n%s", pkg, err, out)
+	}
+	return strings.Fields(string(out))
 }

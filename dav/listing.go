@@ -1,15 +1,12 @@
-package md
+package dav
 
 import "shoal"
 
-// Pieces of a streamed listing that do not fit the per-entry writers of
-// xmlwrite.go. Pure functions of their arguments (no Server), like them.
-
-// appendTruncated appends the <D:response> that ends a listing cut short
+// AppendTruncated appends the <D:response> that ends a listing cut short
 // after its status was sent: the collection's href with 507 Insufficient
 // Storage, which RFC 4918 (9.1) gives a server to say that the results
 // were truncated, and the reason (the error's kind and message).
-func appendTruncated(b []byte, dir string, err error) []byte {
+func AppendTruncated(b []byte, dir string, err error) []byte {
 	b = append(b, "<D:response>"...)
 	b = appendHref(b, dir, true)
 	b = append(b, "<D:status>"...)

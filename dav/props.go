@@ -1,18 +1,18 @@
-package md
+package dav
 
 import (
 	"encoding/xml"
 	"strconv"
 	"time"
 
-	"github.com/valyala/fasthttp"
-
 	"shoal"
 )
 
-// Live properties md computes from the entry. The quota properties (RFC
-// 4331) cost a catalog query each, so they are sent only when asked for by
-// name, never in allprop.
+// The live properties md computes (RFC 4918 §15, RFC 4331), and the
+// <D:response> of a PROPFIND. The quota properties cost catalog queries,
+// so they are sent only when asked for by name, never in allprop; the
+// lock properties are read once per request, and only while some lock
+// exists (PropSource.Locks).
 var (
 	pResourceType    = xml.Name{Space: nsDAV, Local: "resourcetype"}
 	pContentLength   = xml.Name{Space: nsDAV, Local: "getcontentlength"}
@@ -30,9 +30,9 @@ var (
 	propnameFileLive = []xml.Name{pResourceType, pContentLength, pLastModified, pCreationDate, pETag, pContentType, pDisplayName, pQuotaAvailable, pQuotaUsed, pSupportedLock, pLockDiscovery}
 )
 
-// isLive reports whether n is a property md computes (and so protects
+// IsLive reports whether n is a property md computes (and so protects
 // from PROPPATCH).
-func isLive(n xml.Name) bool {
+func IsLive(n xml.Name) bool {
 	if n.Space != nsDAV {
 		return false
 	}
@@ -45,35 +45,56 @@ func isLive(n xml.Name) bool {
 	return false
 }
 
-// liveValues computes what live properties need beyond the entry, once
-// per request (the quota chain and pool space of the target: quota.go).
-type liveValues struct {
-	srv *Server
-	q   quotaValues
+// PropSource gives the live properties that are not in an entry. md
+// implements it over its catalog; its answers are read at most once per
+// request for the PROPFIND's target (and once per member collection with
+// a quota of its own, in a listing).
+type PropSource interface {
+	// QuotasFor returns the quotas governing path, nearest first.
+	QuotasFor(path string) ([]shoal.Quota, error)
+	// PoolFree is the room for new files at path in user bytes: the free
+	// space of its pool's live servers over what the layout stores per
+	// byte.
+	PoolFree(path string) (int64, error)
+	// Usage is the bytes at or below path.
+	Usage(path string) (int64, error)
+	// Locks returns the locks at path and, with subtree, below it: nil
+	// when no lock may exist.
+	Locks(path string, subtree bool) ([]shoal.Lock, error)
+}
 
-	// The locks at the PROPFIND's target (and below it, for a listing),
-	// read once per request and only while some lock exists.
-	target   string
-	listing  bool
+// LiveProps writes the responses of one PROPFIND: for its target, and
+// for the members of a listing (a Depth 1 PROPFIND of a collection).
+// What it reads from its PropSource is kept for the rest of the request.
+type LiveProps struct {
+	src     PropSource
+	target  string
+	listing bool
+	q       quotaValues
+
 	locksOK  bool
 	locks    []shoal.Lock
 	locksErr error
 }
 
-func (lv *liveValues) locksFor() ([]shoal.Lock, error) {
+// NewLiveProps starts the responses of a PROPFIND of target (a listing:
+// target's members too).
+func NewLiveProps(src PropSource, target string, listing bool) LiveProps {
+	return LiveProps{src: src, target: target, listing: listing}
+}
+
+func (lv *LiveProps) locksFor() ([]shoal.Lock, error) {
 	if !lv.locksOK {
 		lv.locksOK = true
-		if lv.srv.anyLocks() {
-			lv.locks, lv.locksErr = lv.srv.cat.Locks(lv.srv.base, lv.target, lv.listing, time.Now())
-		}
+		lv.locks, lv.locksErr = lv.src.Locks(lv.target, lv.listing)
 	}
 	return lv.locks, lv.locksErr
 }
 
 // appendLive appends live property n of e with its value; ok=false if e
-// does not have it (the caller reports 404 for it). The quota properties
-// fail with the catalog's error.
-func (lv *liveValues) appendLive(b []byte, e *shoal.Entry, n xml.Name) (out []byte, ok bool, err error) {
+// does not have it (the caller reports 404 for it). The quota and lock
+// properties fail with their source's error.
+func (lv *LiveProps) appendLive(b []byte, e *shoal.Entry, n xml.Name) (out []byte, ok bool, err error) {
 	if n.Space != nsDAV {
 		return b, false, nil
 	}
@@ -92,7 +113,7 @@ func (lv *liveValues) appendLive(b []byte, e *shoal.Entry, n xml.Name) (out []by
 		return append(b, "</D:getcontentlength>"...), true, nil
 	case "getlastmodified":
 		b = append(b, "<D:getlastmodified>"...)
-		b = fasthttp.AppendHTTPDate(b, e.MTime)
+		b = appendHTTPDate(b, e.MTime)
 		return append(b, "</D:getlastmodified>"...), true, nil
 	case "creationdate":
 		b = append(b, "<D:creationdate>"...)
@@ -107,7 +128,7 @@ func (lv *liveValues) appendLive(b []byte, e *shoal.Entry, n xml.Name) (out []by
 			return b, false, nil
 		}
 		b = append(b, "<D:getcontenttype>"...)
-		b = append(b, contentType(e.Path)...)
+		b = append(b, ContentType(e.Path)...)
 		return append(b, "</D:getcontenttype>"...), true, nil
 	case "displayname":
 		b = append(b, "<D:displayname>"...)
@@ -137,4 +158,10 @@ func (lv *liveValues) appendLive(b []byte, e *shoal.Entry, n xml.Name) (out []by
 		return append(b, "</D:quota-used-bytes>"...), true, nil
 	}
 	return b, false, nil
+}
+
+// appendHTTPDate appends t in the IMF-fixdate form of HTTP (RFC 9110
+// §5.6.7), as Last-Modified has it.
+func appendHTTPDate(b []byte, t time.Time) []byte {
+	return t.UTC().AppendFormat(b, "Mon, 02 Jan 2006 15:04:05 GMT")
 }

@@ -1,10 +1,13 @@
-package md
+package dav
 
 import (
 	"encoding/base64"
 
 	"shoal"
 )
+
+// Want-Digest and Digest (RFC 3230): which checksums a client asks for,
+// and the header value that answers it from a file's sums.
 
 // Digest algorithms md can answer (RFC 3230, RFC 5843 names).
 const (
@@ -15,21 +18,21 @@ const (
 
 var algNames = [...]string{algAdler32: "adler32", algMD5: "md5", algSHA256: "sha-256"}
 
-// wantDigest is a parsed Want-Digest header: the algorithms md knows, best
+// WantDigest is a parsed Want-Digest header: the algorithms md knows, best
 // first. It lives on the stack: the stat path must not allocate.
-type wantDigest struct {
+type WantDigest struct {
 	n    int
 	alg  [4]uint8
 	qval [4]int // q × 1000
 }
 
-// parseWantDigest parses "adler32;q=0.5, MD5, UNIXsum;q=0.1": names are
+// ParseWantDigest parses "adler32;q=0.5, MD5, UNIXsum;q=0.1": names are
 // case-insensitive, q defaults to 1, q=0 means "not acceptable", unknown
 // algorithms are ignored, and the result is ordered by q, ties keeping the
 // client's order. A malformed q-value counts as 1 (be lenient with what a
 // checksum request says; the worst outcome is an extra digest).
-func parseWantDigest(h []byte) wantDigest {
-	var w wantDigest
+func ParseWantDigest(h []byte) WantDigest {
+	var w WantDigest
 	for len(h) > 0 {
 		var item []byte
 		if i := indexByte(h, ','); i >= 0 {
@@ -121,9 +124,9 @@ func parseQ(params []byte) int {
 	return 1000
 }
 
-// appendDigest appends the Digest header value for the wanted algorithms
+// AppendDigest appends the Digest header value for the wanted algorithms
 // that sums has, best first; it returns b unchanged if there is none.
-func appendDigest(b []byte, w *wantDigest, sums *shoal.Sums) []byte {
+func AppendDigest(b []byte, w *WantDigest, sums *shoal.Sums) []byte {
 	start := len(b)
 	for i := 0; i < w.n; i++ {
 		switch w.alg[i] {
@@ -164,31 +167,4 @@ func appendHex8(b []byte, v uint32) []byte {
 		b = append(b, digits[(v>>uint(shift))&15])
 	}
 	return b
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-// equalFold compares b with the lower-case ASCII string s, ignoring case.
-func equalFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range b {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != s[i] {
-			return false
-		}
-	}
-	return true
 }

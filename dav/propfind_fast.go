@@ -1,4 +1,4 @@
-package md
+package dav
 
 import (
 	"encoding/xml"
@@ -14,7 +14,7 @@ import (
 // DAV: child, text where there should be none — is left to parsePropfind
 // (ok=false), which also says what is wrong with a malformed body. When it
 // recognizes a body, the result is the one parsePropfind gives
-// (FuzzRecognizePropfind checks that). Pure: no Server, no state.
+// (FuzzRecognizePropfind checks that). Pure: no state.
 
 // maxFastDepth bounds the nesting the scanner follows (propfind, prop, a
 // property, its children): deeper bodies go to the parser.
@@ -37,7 +37,7 @@ type fastScanner struct {
 
 // recognizePropfind returns the request of a common PROPFIND body; ok is
 // false when body is not one of the shapes it knows.
-func recognizePropfind(body []byte) (req *propfindReq, ok bool) {
+func recognizePropfind(body []byte) (req *Propfind, ok bool) {
 	s := fastScanner{b: body}
 	if s.hasPrefix("<?xml") {
 		if !s.xmlDecl() {
@@ -49,7 +49,7 @@ func recognizePropfind(body []byte) (req *propfindReq, ok bool) {
 	if !ok || empty || name != (xml.Name{Space: nsDAV, Local: "propfind"}) {
 		return nil, false
 	}
-	r := &propfindReq{kind: findAllProp}
+	r := &Propfind{kind: findAllProp}
 	seen := false
 	for {
 		s.space()

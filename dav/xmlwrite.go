@@ -1,4 +1,4 @@
-package md
+package dav
 
 import (
 	"encoding/xml"
@@ -10,13 +10,19 @@ import (
 // Only DAV: gets a document-wide prefix ("D"); other namespaces are
 // declared on the element that uses them.
 
+// The frame of a multistatus document: its responses go in between.
 const (
 	xmlHeader        = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
-	multistatusOpen  = xmlHeader + "<D:multistatus xmlns:D=\"DAV:\">"
-	multistatusClose = "</D:multistatus>\n"
+	MultistatusOpen  = xmlHeader + "<D:multistatus xmlns:D=\"DAV:\">"
+	MultistatusClose = "</D:multistatus>\n"
 )
 
-var ctXML = []byte("application/xml; charset=utf-8")
+// ContentTypeXML is the Content-Type of every XML answer.
+var ContentTypeXML = []byte("application/xml; charset=utf-8")
+
+// FiniteDepthBody is the body of the 403 a PROPFIND of Depth infinity
+// gets: the DAV:propfind-finite-depth precondition (RFC 4918 9.1).
+var FiniteDepthBody = []byte(xmlHeader + "<D:error xmlns:D=\"DAV:\"><D:propfind-finite-depth/></D:error>\n")
 
 // appendEscaped appends s escaped for XML text, or for a double-quoted
 // attribute value when attr is set. Bytes that are not valid UTF-8 and

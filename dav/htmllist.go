@@ -1,4 +1,4 @@
-package md
+package dav
 
 import (
 	"unicode/utf8"
@@ -7,16 +7,15 @@ import (
 )
 
 // The HTML directory listing that browsers get for a GET of a
-// collection, written a row at a time so that it can stream. Pure
-// functions of their arguments (no Server).
+// collection, written a row at a time so that it can stream.
 
-// appendHTMLListHead appends the page's head, its title and the link to
+// AppendHTMLListHead appends the page's head, its title and the link to
 // the parent (for every collection but the root).
-func appendHTMLListHead(b []byte, dir string) []byte {
+func AppendHTMLListHead(b []byte, dir string) []byte {
 	b = append(b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"...)
-	b = appendHTMLText(b, dir)
+	b = AppendHTMLText(b, dir)
 	b = append(b, "</title></head><body><h1>"...)
-	b = appendHTMLText(b, dir)
+	b = AppendHTMLText(b, dir)
 	b = append(b, "</h1><ul>\n"...)
 	if dir != "/" {
 		parent := shoal.ParentPath(dir)
@@ -30,29 +29,30 @@ func appendHTMLListHead(b []byte, dir string) []byte {
 	return b
 }
 
-// appendHTMLListRow appends the row of one child: a link to its path
+// AppendHTMLListRow appends the row of one child: a link to its path
 // (percent-escaped, so it needs no HTML escaping), collections with a
 // trailing slash.
-func appendHTMLListRow(b []byte, e *shoal.Entry) []byte {
+func AppendHTMLListRow(b []byte, e *shoal.Entry) []byte {
 	b = append(b, "<li><a href=\""...)
 	b = appendEscapedPath(b, e.Path)
 	if e.IsDir {
 		b = append(b, '/')
 	}
 	b = append(b, "\">"...)
-	b = appendHTMLText(b, e.Name())
+	b = AppendHTMLText(b, e.Name())
 	if e.IsDir {
 		b = append(b, '/')
 	}
 	return append(b, "</a></li>\n"...)
 }
 
-const htmlListTail = "</ul></body></html>\n"
+// HTMLListTail ends the page.
+const HTMLListTail = "</ul></body></html>\n"
 
-// appendHTMLText appends s escaped for HTML text or a quoted attribute
+// AppendHTMLText appends s escaped for HTML text or a quoted attribute
 // (as html.EscapeString), bytes that are not UTF-8 (a name stored before
 // such names were refused) replaced by U+FFFD.
-func appendHTMLText(b []byte, s string) []byte {
+func AppendHTMLText(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= utf8.RuneSelf {

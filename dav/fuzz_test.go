@@ -1,4 +1,4 @@
-package md
+package dav
 
 import (
 	"encoding/xml"
@@ -9,7 +9,7 @@ import (
 	"shoal"
 )
 
-// Fuzz targets for every parser md runs on untrusted input. Their seed
+// Fuzz targets for every parser of untrusted input here. Their seed
 // corpora (testdata/fuzz/<name>) replay in every `go test`; `make fuzz`
 // runs each for a bounded time.
 
@@ -22,26 +22,26 @@ func FuzzParseIf(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, h string) {
-		lists, err := parseIf(h)
+		lists, err := ParseIf(h)
 		if err != nil {
 			if !shoal.IsKind(err, shoal.KindInvalid) || lists != nil {
-				t.Fatalf("parseIf(%q): %v, %v", h, lists, err)
+				t.Fatalf("ParseIf(%q): %v, %v", h, lists, err)
 			}
 			return
 		}
 		for _, l := range lists {
-			if l.tag != "" {
-				if c, _, err := shoal.CleanPath(l.tag); err != nil || c != l.tag {
-					t.Fatalf("parseIf(%q): tag %q is not a clean path", h, l.tag)
+			if l.Tag != "" {
+				if c, _, err := shoal.CleanPath(l.Tag); err != nil || c != l.Tag {
+					t.Fatalf("ParseIf(%q): tag %q is not a clean path", h, l.Tag)
 				}
 			}
-			for _, c := range l.conds {
-				if (c.token == "") == (c.etag == "") {
-					t.Fatalf("parseIf(%q): condition %+v", h, c)
+			for _, c := range l.Conds {
+				if (c.Token == "") == (c.ETag == "") {
+					t.Fatalf("ParseIf(%q): condition %+v", h, c)
 				}
 			}
 		}
-		_ = submittedTokens(lists)
+		_ = SubmittedTokens(lists)
 	})
 }
 
@@ -79,22 +79,22 @@ func FuzzParseProppatch(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		ops, err := parseProppatch(body)
+		ops, err := ParseProppatch(body)
 		if err != nil {
 			if !shoal.IsKind(err, shoal.KindInvalid) {
-				t.Fatalf("parseProppatch(%q): %v", body, err)
+				t.Fatalf("ParseProppatch(%q): %v", body, err)
 			}
 			return
 		}
 		for _, op := range ops {
-			if op.prop.Name == "" {
-				t.Fatalf("parseProppatch(%q): a property without a name", body)
+			if op.Prop.Name == "" {
+				t.Fatalf("ParseProppatch(%q): a property without a name", body)
 			}
-			d := xml.NewDecoder(strings.NewReader("<v>" + op.prop.Value + "</v>"))
+			d := xml.NewDecoder(strings.NewReader("<v>" + op.Prop.Value + "</v>"))
 			for {
 				if _, err := d.Token(); err != nil {
 					if err.Error() != "EOF" {
-						t.Fatalf("parseProppatch(%q): value %q is not well-formed: %v", body, op.prop.Value, err)
+						t.Fatalf("ParseProppatch(%q): value %q is not well-formed: %v", body, op.Prop.Value, err)
 					}
 					break
 				}
@@ -111,15 +111,15 @@ func FuzzParseLockinfo(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		l, err := parseLockinfo(body)
+		l, err := ParseLockinfo(body)
 		if err != nil {
 			if !shoal.IsKind(err, shoal.KindInvalid) || l != nil {
-				t.Fatalf("parseLockinfo(%q): %v, %v", body, l, err)
+				t.Fatalf("ParseLockinfo(%q): %v, %v", body, l, err)
 			}
 			return
 		}
 		if len(l.Owner) > len(body) {
-			t.Fatalf("parseLockinfo(%q): owner %d bytes from a %d-byte body", body, len(l.Owner), len(body))
+			t.Fatalf("ParseLockinfo(%q): owner %d bytes from a %d-byte body", body, len(l.Owner), len(body))
 		}
 	})
 }
@@ -135,33 +135,32 @@ func FuzzParseWantDigest(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, h []byte) {
-		w := parseWantDigest(h)
+		w := ParseWantDigest(h)
 		if w.n < 0 || w.n > len(w.alg) {
-			t.Fatalf("parseWantDigest(%q): %d algorithms", h, w.n)
+			t.Fatalf("ParseWantDigest(%q): %d algorithms", h, w.n)
 		}
 		seen := map[uint8]bool{}
 		for i := 0; i < w.n; i++ {
 			if seen[w.alg[i]] || w.qval[i] <= 0 || w.qval[i] > 1000 || i > 0 && w.qval[i] > w.qval[i-1] {
-				t.Fatalf("parseWantDigest(%q) = %+v", h, w)
+				t.Fatalf("ParseWantDigest(%q) = %+v", h, w)
 			}
 			seen[w.alg[i]] = true
 		}
 	})
 }
 
-// FuzzParseDestination: a Destination is a clean path outside md's
-// reserved prefix, or refused.
+// FuzzParseDestination: a Destination is a clean path, or refused.
 func FuzzParseDestination(f *testing.F) {
 	for _, s := range []string{"/a/b", "http://h:1/a%20b/", "https://h/.shoal/x", "/a/../b", "ftp:/x", "http://h", "//x", "/a?q#f", "http://h/%ff"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, h []byte) {
-		p, err := parseDestination(h)
+		p, err := ParseDestination(h)
 		if err != nil {
 			return
 		}
-		if c, _, err := shoal.CleanPath(p); err != nil || c != p || isInternal(p) {
-			t.Fatalf("parseDestination(%q) = %q", h, p)
+		if c, _, err := shoal.CleanPath(p); err != nil || c != p {
+			t.Fatalf("ParseDestination(%q) = %q", h, p)
 		}
 	})
 }
@@ -173,11 +172,11 @@ func FuzzParseOverwriteTimeout(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, h []byte) {
-		if _, err := parseOverwrite(h); err != nil && !shoal.IsKind(err, shoal.KindInvalid) {
-			t.Fatalf("parseOverwrite(%q): %v", h, err)
+		if _, err := ParseOverwrite(h); err != nil && !shoal.IsKind(err, shoal.KindInvalid) {
+			t.Fatalf("ParseOverwrite(%q): %v", h, err)
 		}
-		if d := parseTimeout(h, 10*time.Minute, time.Hour); d <= 0 || d > time.Hour {
-			t.Fatalf("parseTimeout(%q) = %v", h, d)
+		if d := ParseTimeout(h, 10*time.Minute, time.Hour); d <= 0 || d > time.Hour {
+			t.Fatalf("ParseTimeout(%q) = %v", h, d)
 		}
 	})
 }
