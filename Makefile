@@ -12,7 +12,7 @@ GOFLAGS_B := -trimpath -buildvcs=false -ldflags '$(LDFLAGS)'
 # Whole suite must finish well within this; single tests bound themselves.
 TEST_TIMEOUT ?= 20m
 # Packages with concurrency, run again under the race detector (those present).
-RACE_PKGS := $(foreach p,cache md diskserver catalog auth tlsconf jobs tpc,$(if $(wildcard $(p)/*.go),./$(p)/...))
+RACE_PKGS := $(foreach p,cache md placement diskserver catalog auth tlsconf jobs tpc,$(if $(wildcard $(p)/*.go),./$(p)/...))
 
 RUN_DATA   ?= ./run-data
 RUN_LISTEN ?= 127.0.0.1:8080
@@ -54,7 +54,7 @@ test-race:
 # The unit tests of the packages that need no external service, under
 # qemu-user (Debian: qemu-user) for linux/arm GOARM=6 (Pi Zero/1) and arm64.
 # The e2e smoke test of the emulated binaries is e2e/arm_test.go (test-unit).
-ARM_TEST_PKGS := . ./sign ./wire ./metrics ./diskserver/... ./md ./dav ./catalog ./cmd/shoal/... ./tpc
+ARM_TEST_PKGS := . ./sign ./wire ./metrics ./diskserver/... ./md ./dav ./placement ./catalog ./cmd/shoal/... ./tpc
 # MariaDB tests need the server (tested natively). On 32-bit ARM fasthttp
 # parses Content-Length into an int, so a 1 EiB PUT gets 400 there, not 507.
 # TestPropfind: md answers an oversized PROPFIND body with 413 and closes

@@ -38,7 +38,7 @@ type Env struct {
 	// garbage, so that reads in flight on signed URLs finish (md.url_ttl).
 	Grace time.Duration
 	// PlacementStale bounds how long an md may still place uploads on a
-	// server after it was marked draining (md.PlacementRefresh): drain
+	// server after it was marked draining (placement.Refresh): drain
 	// waits that long, plus a margin, before it retires a server.
 	PlacementStale time.Duration
 }

@@ -11,6 +11,7 @@ import (
 	"shoal/dav"
 	"shoal/internal/httperr"
 	"shoal/internal/httprange"
+	"shoal/placement"
 	"shoal/wire"
 )
 
@@ -145,8 +146,8 @@ func (s *Server) getProxy(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 		if err == nil && (resp.StatusCode() < 500 || i == len(targets)-1) {
 			break
 		}
-		if unreachable(err) {
-			s.placement.markSuspect(t.server)
+		if placement.Unreachable(err) {
+			s.placement.MarkSuspect(t.server)
 		}
 		if err == nil {
 			resp.CloseBodyStream()

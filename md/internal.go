@@ -115,42 +115,15 @@ func (s *Server) internalHeartbeat(ctx *fasthttp.RequestCtx, body []byte) {
 		fail(ctx, "heartbeat", shoal.KindInvalid, "id and url are required")
 		return
 	}
-	if err := s.peers.verify(s.base, hb.URL); err != nil {
-		fail(ctx, "heartbeat", shoal.KindPermission, err.Error())
-		return
-	}
-	_, known, _ := s.placement.list(s.base)
-	now := time.Now()
-	// A heartbeat skipped renews no upload either: the next one written
-	// (within ServerTTL/6) does, long before a reservation expires.
-	if s.placement.skipHeartbeat(&hb, known[hb.ID], now, s.opts.ServerTTL/6) {
-		s.placement.suspects.clear(hb.ID)
-		ctx.SetStatusCode(fasthttp.StatusNoContent)
-		return
-	}
-	state := shoal.ServerActive
-	if old := known[hb.ID]; old != nil && old.State != "" {
-		state = old.State
-	}
-	err := s.cat.PutServer(s.base, &shoal.Server{ID: hb.ID, URL: hb.URL, Pool: hb.Pool, State: state,
-		Free: hb.Free, Total: hb.Total, LastSeen: now})
-	if err == nil && len(hb.Uploads) > 0 {
-		err = s.cat.RenewUploads(s.base, hb.Uploads[:min(len(hb.Uploads), wire.MaxHeartbeatUploads)], time.Now().Add(s.opts.UploadTTL))
-	}
-	// md's catalog clock stops while heartbeats cannot be written (see
-	// catalogClock): the servers are not aged out for md's own outage.
-	s.placement.clock.report(srcHeartbeat, err, time.Now())
+	err := s.placement.Heartbeat(s.base, &shoal.Server{ID: hb.ID, URL: hb.URL, Pool: hb.Pool, Free: hb.Free, Total: hb.Total}, func() error {
+		if len(hb.Uploads) == 0 {
+			return nil
+		}
+		return s.cat.RenewUploads(s.base, hb.Uploads[:min(len(hb.Uploads), wire.MaxHeartbeatUploads)], time.Now().Add(s.opts.UploadTTL))
+	})
 	if err != nil {
 		httperr.Write(ctx, err)
 		return
-	}
-	s.placement.wroteHeartbeat(hb.ID, now)
-	s.placement.suspects.clear(hb.ID)
-	// A new server takes writes at once; one that moved (restarted on a new
-	// URL), changed pool or came back from the dead must not be served
-	// from the stale placement list until its next refresh.
-	if old := known[hb.ID]; old == nil || old.URL != hb.URL || old.Pool != hb.Pool || !s.placement.live(old, time.Now()) {
-		s.placement.invalidate()
 	}
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 }

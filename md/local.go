@@ -11,6 +11,7 @@ import (
 	"shoal/internal/httperr"
 	"shoal/internal/httprange"
 	"shoal/internal/objhttp"
+	"shoal/placement"
 )
 
 // Local data: in `shoal all` md runs beside its data server and has its
@@ -127,10 +128,10 @@ func (s *Server) localPool(ctx context.Context, p *putPlan) (shoal.Pool, bool) {
 		return shoal.Pool{}, false
 	}
 	pool, err := s.poolFor(ctx, p.path)
-	if err != nil || needsGateway(pool.Layout) {
+	if err != nil || placement.NeedsGateway(pool.Layout) {
 		return shoal.Pool{}, false // the usual path answers the error
 	}
-	servers, err := s.placement.forLayout(ctx, pool, s.opts.DegradedWrites, perServer(pool.Layout, p.length))
+	servers, err := s.placement.ForLayout(ctx, pool, s.opts.DegradedWrites, placement.PerServer(pool.Layout, p.length))
 	if err != nil || len(servers) != 1 || servers[0].ID != s.opts.LocalServer {
 		return shoal.Pool{}, false
 	}

@@ -57,7 +57,7 @@ func TestNoDataServer(t *testing.T) {
 	if err := e.db.SetServerState(context.Background(), "ds1", shoal.ServerReadOnly); err != nil {
 		t.Fatal(err)
 	}
-	e.md.placement.invalidate()
+	e.md.placement.Invalidate()
 	before := e.snapshot()
 	e.do("PUT", "/big", nil, bytes.Repeat([]byte("x"), 10000)).want(t, "PUT with no writable server", 507, "no live data server")
 	if e.snapshot() != before {

@@ -16,6 +16,7 @@ import (
 	"shoal/internal/httperr"
 	"shoal/internal/netguard"
 	"shoal/internal/objhttp"
+	"shoal/placement"
 	"shoal/wire"
 )
 
@@ -266,8 +267,8 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 		if err == nil {
 			break
 		}
-		if unreachable(err) {
-			s.placement.markSuspect(p.target)
+		if placement.Unreachable(err) {
+			s.placement.MarkSuspect(p.target)
 			if counted.n == 0 && attempt == 0 {
 				continue
 			}

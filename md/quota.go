@@ -32,31 +32,12 @@ func (p propSource) Locks(path string, subtree bool) ([]shoal.Lock, error) {
 	return p.s.cat.Locks(p.s.base, path, subtree, time.Now())
 }
 
-// poolFree is the room for new files at path: the free space of the live
-// active data servers of its pool, divided by what the pool's layout
-// stores per user byte.
+// poolFree is the room for new files at path (placement.View.Free of
+// its pool).
 func (s *Server) poolFree(ctx context.Context, path string) (int64, error) {
 	pool, err := s.poolFor(ctx, path)
 	if err != nil {
 		return 0, err
 	}
-	servers, _, err := s.placement.list(ctx)
-	if err != nil {
-		return 0, err
-	}
-	now := time.Now()
-	var free int64
-	for i := range servers {
-		sv := &servers[i]
-		if sv.Pool == pool.Name && sv.State == shoal.ServerActive && s.placement.usable(sv, now) {
-			free += sv.Free
-		}
-	}
-	switch l := pool.Layout; {
-	case l.Kind == shoal.LayoutEC && l.K > 0:
-		free = free / int64(l.K+l.M) * int64(l.K)
-	case l.N > 1:
-		free /= int64(l.N)
-	}
-	return free, nil
+	return s.placement.Free(ctx, pool)
 }

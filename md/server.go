@@ -31,6 +31,7 @@ import (
 	"shoal"
 	"shoal/auth"
 	"shoal/internal/netguard"
+	"shoal/placement"
 	"shoal/sign"
 	"shoal/tpc"
 	"shoal/wire"
@@ -135,7 +136,7 @@ type Options struct {
 	// ProbeInterval is how often md checks that every live data server
 	// and gw answers HTTP; one that does not is suspect (no writes; reads
 	// only when no other replica is left) until it heartbeats again. 0
-	// means DefaultProbeInterval; < 0 turns probing off (where md cannot
+	// means placement.DefaultProbeInterval; < 0 turns probing off (where md cannot
 	// reach the servers' public URLs: then only failed proxied requests
 	// and ServerTTL tell md that a server is gone).
 	ProbeInterval time.Duration
@@ -161,7 +162,8 @@ type Options struct {
 	// PeerTLS is the client config md reaches data servers and gws with
 	// (the cluster CA). When set, the cluster runs TLS: a heartbeat is
 	// accepted only from a server whose URL is https and verifies (see
-	// peerCheck). nil: plain http allowed, the system roots for https.
+	// placement.View.Heartbeat). nil: plain http allowed, the system roots
+	// for https.
 	PeerTLS *tls.Config
 
 	// TPC makes third-party copies (tpc.go); nil: a COPY naming another
@@ -177,12 +179,10 @@ type Server struct {
 	opts      Options
 	cat       shoal.Catalog
 	keys      *sign.Keys
-	placement *placement
+	placement *placement.View
 	client    *fasthttp.Client  // to data servers, for proxy mode
-	prober    *fasthttp.Client  // to data servers and gws, for probes
 	lockCount lockCount         // md's view of whether any WebDAV lock exists
 	replays   *wire.ReplayGuard // nonces of the internal calls already served
-	peers     *peerCheck        // nil without Options.PeerTLS
 	ops       atomic.Int32      // admin jobs being followed
 	local     []tpc.Endpoint    // Options.LocalURLs
 
@@ -237,7 +237,7 @@ func New(opts Options) (*Server, error) {
 		opts.UploadTTL = DefaultUploadTTL
 	}
 	if opts.ProbeInterval == 0 {
-		opts.ProbeInterval = DefaultProbeInterval
+		opts.ProbeInterval = placement.DefaultProbeInterval
 	}
 	if opts.ChunkedReserve <= 0 {
 		opts.ChunkedReserve = DefaultChunkedReserve
@@ -275,7 +275,7 @@ func New(opts Options) (*Server, error) {
 		opts:      opts,
 		cat:       opts.Catalog,
 		keys:      opts.Keys,
-		placement: newPlacement(opts.Catalog, opts.ServerTTL),
+		placement: placement.New(opts.Catalog, opts.ServerTTL, opts.PeerTLS),
 		// No wall-clock limit on a proxied transfer: each connection
 		// is cut when it makes no progress for Net.ReadIdle.
 		client: &fasthttp.Client{
@@ -287,24 +287,27 @@ func New(opts Options) (*Server, error) {
 			DisablePathNormalizing:   true,
 			TLSConfig:                opts.PeerTLS,
 		},
-		prober:  newProber(),
 		stop:    make(chan struct{}),
 		replays: wire.NewReplayGuard(),
-		peers:   newPeerCheck(opts.PeerTLS),
 		local:   tpc.ParseEndpoints(opts.LocalURLs),
 	}
 	if opts.TPC != nil {
 		opts.TPC.Guard().SetHosts(s.serverHosts) // copies never reach shoal's own servers
 	}
-	s.prober.TLSConfig = opts.PeerTLS
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.opsCtx, s.stopOps = context.WithCancel(s.base)
 	s.done.Add(2)
 	go s.expireLoop()
-	go s.placementLoop()
+	go func() {
+		defer s.done.Done()
+		s.placement.RefreshLoop(s.base, s.stop)
+	}()
 	if s.opts.ProbeInterval > 0 {
 		s.done.Add(1)
-		go s.probeLoop()
+		go func() {
+			defer s.done.Done()
+			s.placement.ProbeLoop(s.base, s.stop, s.opts.ProbeInterval)
+		}()
 	}
 	return s, nil
 }

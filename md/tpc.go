@@ -195,14 +195,4 @@ func (s *Server) tpcAudit(ctx *fasthttp.RequestCtx) (slog.Attr, bool) {
 
 // serverHosts are the hosts of every data server and gw md knows: the
 // guard refuses copies to and from them.
-func (s *Server) serverHosts() []string {
-	servers, _, err := s.placement.list(s.base)
-	if err != nil {
-		return nil
-	}
-	hosts := make([]string, 0, len(servers))
-	for _, sv := range servers {
-		hosts = append(hosts, hostOf(sv.URL))
-	}
-	return hosts
-}
+func (s *Server) serverHosts() []string { return s.placement.Hosts(s.base) }

@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/placement"
 	"shoal/tpc"
 	"shoal/wire"
 )
@@ -52,8 +53,8 @@ func (s *Server) putTo(p *putPlan, body io.Reader) error {
 	req.Header.SetMethod(fasthttp.MethodPut)
 	req.SetBodyStream(body, int(p.length))
 	if err := s.client.Do(req, resp); err != nil {
-		if unreachable(err) {
-			s.placement.markSuspect(p.target)
+		if placement.Unreachable(err) {
+			s.placement.MarkSuspect(p.target)
 		}
 		return shoal.E("COPY", p.path, shoal.KindUnavailable, err)
 	}
@@ -93,8 +94,8 @@ func (s *Server) openFile(e *shoal.Entry, as urlTag) (io.ReadCloser, error) {
 		req.Header.SetMethod(fasthttp.MethodGet)
 		resp := fasthttp.AcquireResponse()
 		if err = s.client.Do(req, resp); err != nil {
-			if unreachable(err) {
-				s.placement.markSuspect(t.server)
+			if placement.Unreachable(err) {
+				s.placement.MarkSuspect(t.server)
 			}
 			fasthttp.ReleaseResponse(resp)
 			continue

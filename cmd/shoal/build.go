@@ -14,6 +14,7 @@ import (
 	"shoal/diskserver/remote"
 	"shoal/jobs"
 	"shoal/md"
+	"shoal/placement"
 	"shoal/sign"
 	"shoal/tpc"
 )
@@ -125,7 +126,7 @@ func newRunner(c *config.Config, cat shoal.Catalog, keys *sign.Keys, peerTLS *tl
 			Store:          func(sv shoal.Server) shoal.BlobStore { return remote.NewTLS(sv.URL, keys, peerTLS) },
 			ServerTTL:      c.MD.ServerTTL,
 			Grace:          c.MD.URLTTL,
-			PlacementStale: md.PlacementRefresh,
+			PlacementStale: placement.Refresh,
 		},
 	})
 }

@@ -23,6 +23,7 @@ import (
 	"shoal/gw"
 	"shoal/jobs"
 	"shoal/md"
+	"shoal/placement"
 	"shoal/sign"
 	"shoal/tpc"
 	"shoal/wire"
@@ -72,7 +73,7 @@ const (
 	JobInterval = 200 * time.Millisecond
 	// PlacementRefresh is md's, with a margin: after a change of the
 	// server table, md places by it within this.
-	PlacementRefresh = md.PlacementRefresh + 50*time.Millisecond
+	PlacementRefresh = placement.Refresh + 50*time.Millisecond
 )
 
 // New starts the catalog, both md, their runners and the gw; tweak
@@ -137,7 +138,7 @@ func New(t *testing.T, tweak ...func(*md.Options)) *Cluster {
 // Env is what the cluster's jobs run over.
 func (c *Cluster) Env() jobs.Env {
 	return jobs.Env{Catalog: c.Cat, Store: func(sv shoal.Server) shoal.BlobStore { return remote.New(sv.URL, c.Keys) },
-		ServerTTL: TTL, Grace: URLTTL, PlacementStale: md.PlacementRefresh}
+		ServerTTL: TTL, Grace: URLTTL, PlacementStale: placement.Refresh}
 }
 
 // NewRunner starts another job runner over the cluster's catalog, with

@@ -1,4 +1,4 @@
-package md
+package placement
 
 import (
 	"context"
@@ -19,7 +19,7 @@ const peerRecheck = time.Minute
 const peerDialTimeout = 5 * time.Second
 
 // peerCheck vets the URL a data server or gw advertises in its heartbeat
-// when the cluster runs TLS (Options.PeerTLS set): clients are sent to that
+// when the cluster runs TLS (New's peerTLS set): clients are sent to that
 // URL with signed URLs, and md itself calls it, so it must be https and
 // serve a certificate that verifies against the cluster CA for its host.
 // A heartbeat is signed with the cluster secret, so this is what stops a

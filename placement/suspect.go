@@ -1,4 +1,4 @@
-package md
+package placement
 
 import (
 	"errors"
@@ -78,11 +78,13 @@ func (s *suspects) drop(id string) {
 	}
 }
 
-// unreachable reports whether err says that nothing answered at a
-// server's address: the connection was refused or could not be made in
-// time, or the request timed out. An error in the middle of a body (the
-// client went away, say) says nothing about the server.
-func unreachable(err error) bool {
+// Unreachable reports whether err, of a request md made to a server with
+// fasthttp, says that nothing answered at the server's address: the
+// connection was refused or could not be made in time, or the request
+// timed out. Then md marks the server suspect (MarkSuspect). An error in
+// the middle of a body (the client went away, say) says nothing about
+// the server.
+func Unreachable(err error) bool {
 	if err == nil {
 		return false
 	}

@@ -1,4 +1,4 @@
-package md
+package placement
 
 import (
 	"sync"
@@ -28,7 +28,7 @@ const maxOutages = 16
 //
 // Each md keeps its own clock: an md replica that takes no heartbeats
 // still sees the outage through its failing server-list reads, which it
-// makes every PlacementRefresh whether or not requests come. A catalog
+// makes every Refresh whether or not requests come. A catalog
 // that accepts reads but refuses writes is seen only by the md that takes
 // the heartbeats. Dead servers are still found during an outage, by
 // md's probes and failed requests (suspect marks), which need no catalog.

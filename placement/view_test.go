@@ -1,0 +1,85 @@
+package placement
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"shoal"
+	"shoal/catalog"
+)
+
+// newView is a View over a real SQLite catalog.
+func newView(t *testing.T) (*View, *catalog.DB) {
+	t.Helper()
+	db, err := catalog.Open(context.Background(), catalog.Options{DSN: "sqlite:" + filepath.Join(t.TempDir(), "catalog.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return New(db, 10*time.Second, nil), db
+}
+
+// TestChoices: writes go to distinct live active servers with room, on
+// distinct hosts while there are enough; a suspect server gets none; too
+// few servers is KindUnavailable when some are down (they may come
+// back), KindInsufficient when the pool lacks them; reads list a suspect
+// replica last.
+func TestChoices(t *testing.T) {
+	ctx := context.Background()
+	v, _ := newView(t)
+	beat := func(id, url string, free int64) {
+		t.Helper()
+		if err := v.Heartbeat(ctx, &shoal.Server{ID: id, URL: url, Pool: shoal.DefaultPool, Free: free, Total: 1 << 30}, func() error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	beat("a", "http://h1:1", 1<<20)
+	beat("b", "http://h1:2", 1<<20)
+	beat("c", "http://h2:1", 1<<20)
+	beat("full", "http://h3:1", 0)
+	pool := shoal.Pool{Name: shoal.DefaultPool, Layout: shoal.Layout{Kind: shoal.LayoutReplica, N: 2}}
+	for range 20 {
+		got, err := v.ForLayout(ctx, pool, false, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || hostOf(got[0].URL) == hostOf(got[1].URL) {
+			t.Fatalf("replica:2 on %s and %s: want two hosts", got[0].URL, got[1].URL)
+		}
+	}
+	if _, err := v.ForLayout(ctx, pool, false, 2<<20); !shoal.IsKind(err, shoal.KindInsufficient) {
+		t.Errorf("no server with the room: %v, want KindInsufficient", err)
+	}
+	v.MarkSuspect("c")
+	for range 20 {
+		got, err := v.ForLayout(ctx, pool, false, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sv := range got {
+			if sv.ID == "c" {
+				t.Fatal("a suspect server was chosen for a write")
+			}
+		}
+	}
+	three := shoal.Pool{Name: shoal.DefaultPool, Layout: shoal.Layout{Kind: shoal.LayoutReplica, N: 3}}
+	if _, err := v.ForLayout(ctx, three, false, 100); !shoal.IsKind(err, shoal.KindUnavailable) {
+		t.Errorf("replica:3 with one of three servers suspect: %v, want KindUnavailable", err)
+	}
+	e := &shoal.Entry{Path: "/f", Layout: pool.Layout, Replicas: []shoal.Replica{{Server: "c", Object: "o1"}, {Server: "a", Object: "o2"}}}
+	for range 10 {
+		reps, err := v.LiveReplicas(ctx, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reps) != 2 || reps[0].Server != "a" || reps[1].Server != "c" {
+			t.Fatalf("replicas %+v: want a, then the suspect c", reps)
+		}
+	}
+	beat("c", "http://h2:9", 1<<20) // a heartbeat (here with a new URL) clears the mark
+	if got, _ := v.ForLayout(ctx, three, false, 100); len(got) != 3 {
+		t.Errorf("replica:3 once c heartbeated: %d servers", len(got))
+	}
+}
