@@ -25,7 +25,7 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx) {
 		if i := indexByte(p, '?'); i >= 0 {
 			p = p[:i]
 		}
-		s.handleInternal(ctx, string(p))
+		s.api.Serve(ctx, string(p))
 		return
 	}
 	if len(s.opts.AllowedHosts) > 0 && !s.hostAllowed(ctx.Host()) {

@@ -90,7 +90,11 @@ func (s *Server) patchPool(e *shoal.Entry, set []shoal.Prop) error {
 		if !e.IsDir {
 			return shoal.Errorf("PROPPATCH", shoal.KindNotDir, "a pool is set on a collection")
 		}
-		if err := s.setDirPool(e.Path, strings.TrimSpace(p.Value)); err != nil {
+		dir, _, err := shoal.CleanPath(e.Path)
+		if err == nil {
+			err = s.cat.SetDirPool(s.base, dir, strings.TrimSpace(p.Value))
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -23,7 +23,6 @@ import (
 	"log/slog"
 	"net"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -31,10 +30,10 @@ import (
 	"shoal"
 	"shoal/auth"
 	"shoal/internal/netguard"
+	"shoal/internalapi"
 	"shoal/placement"
 	"shoal/sign"
 	"shoal/tpc"
-	"shoal/wire"
 )
 
 // Data modes: how file bytes reach clients.
@@ -73,7 +72,7 @@ type Options struct {
 	URLTTL           time.Duration // validity of signed URLs and garbage grace; 0 means DefaultURLTTL
 	ServerTTL        time.Duration // a data server is live if it heartbeated within this; 0 means DefaultServerTTL
 	MaxXMLBody       int64         // PROPFIND/PROPPATCH bodies; 0 means DefaultMaxXMLBody
-	MaxInternalBody  int64         // internal API calls' bodies, read once their signature checks; 0 means DefaultMaxInternalBody
+	MaxInternalBody  int64         // internal API calls' bodies, read once their signature checks; 0 means internalapi.DefaultMaxBody
 	MaxPutBody       int64         // 0: no limit
 	// ChunkedReserve is what a PUT of unknown length (chunked) reserves on
 	// the quotas governing its path — less if they have less room left —
@@ -96,7 +95,8 @@ type Options struct {
 	// such a write fails with 507.
 	DegradedWrites bool
 	// ProgressInterval is how often a followed admin job's progress is
-	// read from the catalog and sent; 0 means one second.
+	// read from the catalog and sent; 0 means one second
+	// (internalapi.DefaultProgressInterval).
 	ProgressInterval time.Duration
 
 	// JobCreated, if set, is called after an admin job is created through
@@ -180,11 +180,10 @@ type Server struct {
 	cat       shoal.Catalog
 	keys      *sign.Keys
 	placement *placement.View
-	client    *fasthttp.Client  // to data servers, for proxy mode
-	lockCount lockCount         // md's view of whether any WebDAV lock exists
-	replays   *wire.ReplayGuard // nonces of the internal calls already served
-	ops       atomic.Int32      // admin jobs being followed
-	local     []tpc.Endpoint    // Options.LocalURLs
+	client    *fasthttp.Client // to data servers, for proxy mode
+	lockCount lockCount        // md's view of whether any WebDAV lock exists
+	api       *internalapi.API // the internal API (wire.Prefix)
+	local     []tpc.Endpoint   // Options.LocalURLs
 
 	// base is the context of every catalog call. Never the
 	// *fasthttp.RequestCtx: it is recycled after the handler returns, and
@@ -192,11 +191,6 @@ type Server struct {
 	// may outlive the request (a data race the race detector found).
 	base   context.Context
 	cancel context.CancelFunc
-	// opsCtx is the context of those who follow admin jobs, ended first
-	// on Close: a shutdown must not wait for the end of an hour-long
-	// drain (which goes on in a runner).
-	opsCtx  context.Context
-	stopOps context.CancelFunc
 
 	httpMu sync.Mutex
 	http   *fasthttp.Server
@@ -242,12 +236,6 @@ func New(opts Options) (*Server, error) {
 	if opts.ChunkedReserve <= 0 {
 		opts.ChunkedReserve = DefaultChunkedReserve
 	}
-	if opts.ProgressInterval <= 0 {
-		opts.ProgressInterval = defaultProgressInterval
-	}
-	if opts.MaxInternalBody <= 0 {
-		opts.MaxInternalBody = DefaultMaxInternalBody
-	}
 	if opts.MaxXMLBody <= 0 {
 		opts.MaxXMLBody = DefaultMaxXMLBody
 	}
@@ -287,15 +275,21 @@ func New(opts Options) (*Server, error) {
 			DisablePathNormalizing:   true,
 			TLSConfig:                opts.PeerTLS,
 		},
-		stop:    make(chan struct{}),
-		replays: wire.NewReplayGuard(),
-		local:   tpc.ParseEndpoints(opts.LocalURLs),
+		stop:  make(chan struct{}),
+		local: tpc.ParseEndpoints(opts.LocalURLs),
 	}
 	if opts.TPC != nil {
 		opts.TPC.Guard().SetHosts(s.serverHosts) // copies never reach shoal's own servers
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
-	s.opsCtx, s.stopOps = context.WithCancel(s.base)
+	// Followers of admin jobs end first on Close (EndFollowing): a
+	// shutdown must not wait for the end of an hour-long drain, which
+	// goes on in a runner.
+	s.api = internalapi.New(s.base, internalapi.Config{
+		Catalog: opts.Catalog, Keys: opts.Keys, Placement: s.placement,
+		MaxBody: opts.MaxInternalBody, Grace: opts.URLTTL, UploadTTL: opts.UploadTTL,
+		ProgressInterval: opts.ProgressInterval, JobCreated: opts.JobCreated,
+	})
 	s.done.Add(2)
 	go s.expireLoop()
 	go func() {
@@ -367,13 +361,13 @@ func (s *Server) Serve(ln net.Listener) error {
 // EndFollowing ends, with a "shutting down" error line, every admin
 // command following a job through this md (the jobs go on), so that a
 // shutdown does not wait for them. Close does it first.
-func (s *Server) EndFollowing() { s.stopOps() }
+func (s *Server) EndFollowing() { s.api.EndFollowing() }
 
 // Close stops serving and the background loop. It does not close the
 // catalog, which belongs to the caller.
 func (s *Server) Close() error {
 	s.once.Do(func() { close(s.stop) })
-	s.stopOps()
+	s.api.EndFollowing()
 	s.done.Wait()
 	s.httpMu.Lock()
 	h := s.http

@@ -28,6 +28,7 @@ var rules = []struct {
 	{"shoal/jobs/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw", "shoal/diskserver"}},
 	{"shoal/auth/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/..."}},
 	{"shoal/placement/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/...", "shoal/jobs/...", "shoal/auth/...", "shoal/tpc/...", "shoal/cmd/..."}},
+	{"shoal/internalapi/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/...", "shoal/jobs/...", "shoal/auth/...", "shoal/tpc/...", "shoal/cmd/..."}},
 	{"shoal/tpc/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/...", "shoal/jobs/...", "shoal/wire/...", "shoal/sign/..."}},
 }
 

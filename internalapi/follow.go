@@ -1,4 +1,4 @@
-package md
+package internalapi
 
 import (
 	"bufio"
@@ -14,25 +14,23 @@ import (
 	"shoal/wire"
 )
 
-// defaultProgressInterval is how often a followed job's progress is read
+// DefaultProgressInterval is how often a followed job's progress is read
 // and sent: often enough for a live display, and well inside any client's
 // idle timeout.
-const defaultProgressInterval = time.Second
+const DefaultProgressInterval = time.Second
 
 // followCatalogDown is how long a follower goes on while the catalog does
 // not answer before it says so and ends.
 const followCatalogDown = 30 * time.Second
 
 // followJob follows job id, whichever runner runs it. A client that
-// accepts wire.StreamType gets its progress every Options.ProgressInterval
+// accepts wire.StreamType gets its progress every Config.ProgressInterval
 // (each phase that ended since, then where it is), then its result or
 // error (see wire.Stream); hanging up leaves the job running. Other
 // clients get the result as one JSON document when the job ends.
-func (s *Server) followJob(ctx *fasthttp.RequestCtx, id int64) {
+func (a *API) followJob(ctx *fasthttp.RequestCtx, id int64) {
 	if !bytes.Contains(ctx.Request.Header.Peek(fasthttp.HeaderAccept), []byte(wire.StreamType)) {
-		s.ops.Add(1)
-		defer s.ops.Add(-1)
-		j, err := s.waitJob(id, nil)
+		j, err := a.waitJob(id, nil)
 		if err == nil {
 			err = jobErr(j)
 		}
@@ -46,20 +44,18 @@ func (s *Server) followJob(ctx *fasthttp.RequestCtx, id int64) {
 		return
 	}
 	conn := ctx.Conn()
-	every := s.opts.ProgressInterval
+	every := a.cfg.ProgressInterval
 	ctx.SetStatusCode(fasthttp.StatusOK)
 	ctx.SetContentType(wire.StreamType)
 	ctx.Response.Header.Set("X-Accel-Buffering", "no") // nginx in front: pass each line on as it comes
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
-		s.ops.Add(1)
-		defer s.ops.Add(-1)
 		// The server's write timeout was armed once for the whole answer:
 		// each line re-arms it, so a job may be followed for hours.
 		send := func(line wire.StreamLine) error {
 			conn.SetWriteDeadline(time.Now().Add(every + time.Minute))
 			return wire.WriteLine(w, line)
 		}
-		j, err := s.waitJob(id, func(p []wire.Progress) error {
+		j, err := a.waitJob(id, func(p []wire.Progress) error {
 			for _, pr := range p {
 				b, _ := json.Marshal(pr)
 				if err := send(wire.StreamLine{Progress: b}); err != nil {
@@ -82,17 +78,17 @@ func (s *Server) followJob(ctx *fasthttp.RequestCtx, id int64) {
 // waitJob reads job id every ProgressInterval until it is finished,
 // handing progress (each phase that ended since the last read, then the
 // current one; nil: ignored) each time. It ends early when progress
-// fails (the follower hung up), md shuts down, or the catalog stays out
+// fails (the follower hung up), md shuts down (EndFollowing), or the catalog stays out
 // of reach for followCatalogDown.
-func (s *Server) waitJob(id int64, progress func([]wire.Progress) error) (*shoal.Job, error) {
-	t := time.NewTicker(s.opts.ProgressInterval)
+func (a *API) waitJob(id int64, progress func([]wire.Progress) error) (*shoal.Job, error) {
+	t := time.NewTicker(a.cfg.ProgressInterval)
 	defer t.Stop()
 	var sentSeq int64 // phases up to this one were sent as they ended
 	lastRead := time.Now()
 	for {
-		j, err := s.cat.Job(s.opsCtx, id)
+		j, err := a.cat.Job(a.follow, id)
 		switch {
-		case s.opsCtx.Err() != nil:
+		case a.follow.Err() != nil:
 			return nil, shoal.Errorf("md.admin", shoal.KindUnavailable,
 				"md is shutting down: job %d goes on (follow it through another md: shoal admin job follow %d)", id, id)
 		case shoal.IsKind(err, shoal.KindNotFound):
@@ -114,7 +110,7 @@ func (s *Server) waitJob(id int64, progress func([]wire.Progress) error) (*shoal
 		}
 		select {
 		case <-t.C:
-		case <-s.opsCtx.Done():
+		case <-a.follow.Done():
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package md
+package internalapi
 
 import (
 	"encoding/json"
@@ -23,8 +23,8 @@ import (
 // defaultJobsListed is the length of a job listing that asks for none.
 const defaultJobsListed = 50
 
-// handleAdminJobs serves the jobs endpoints; false if path is not one.
-func (s *Server) handleAdminJobs(ctx *fasthttp.RequestCtx, path string, body []byte) bool {
+// serveJobs serves the jobs endpoints; false if path is not one.
+func (a *API) serveJobs(ctx *fasthttp.RequestCtx, path string, body []byte) bool {
 	kind := ""
 	switch path {
 	case wire.PathAdminRepair:
@@ -44,16 +44,16 @@ func (s *Server) handleAdminJobs(ctx *fasthttp.RequestCtx, path string, body []b
 		if req.Limit <= 0 {
 			req.Limit = defaultJobsListed
 		}
-		js, err := s.cat.Jobs(s.base, req.Limit)
-		s.answer(ctx, js, err)
+		js, err := a.cat.Jobs(a.base, req.Limit)
+		answer(ctx, js, err)
 	case wire.PathAdminJobCreate:
 		var req wire.JobRequest
 		err := decode(body, &req)
 		var j *shoal.Job
 		if err == nil {
-			j, err = s.createJob(req.Kind, req.Args)
+			j, err = a.createJob(req.Kind, req.Args)
 		}
-		s.answer(ctx, j, err)
+		answer(ctx, j, err)
 	case wire.PathAdminJob, wire.PathAdminJobCancel, wire.PathAdminJobFollow:
 		var req wire.JobID
 		if err := decode(body, &req); err != nil {
@@ -62,13 +62,13 @@ func (s *Server) handleAdminJobs(ctx *fasthttp.RequestCtx, path string, body []b
 		}
 		switch path {
 		case wire.PathAdminJob:
-			j, err := s.cat.Job(s.base, req.ID)
-			s.answer(ctx, j, err)
+			j, err := a.cat.Job(a.base, req.ID)
+			answer(ctx, j, err)
 		case wire.PathAdminJobCancel:
-			j, err := s.cat.CancelJob(s.base, req.ID, time.Now())
-			s.answer(ctx, j, err)
+			j, err := a.cat.CancelJob(a.base, req.ID, time.Now())
+			answer(ctx, j, err)
 		default:
-			s.followJob(ctx, req.ID)
+			a.followJob(ctx, req.ID)
 		}
 	default:
 		return false
@@ -78,42 +78,25 @@ func (s *Server) handleAdminJobs(ctx *fasthttp.RequestCtx, path string, body []b
 		if len(body) == 0 {
 			args = nil
 		}
-		j, err := s.createJob(kind, args)
+		j, err := a.createJob(kind, args)
 		if err != nil {
 			httperr.Write(ctx, err)
 			return true
 		}
 		ctx.Response.Header.Set("X-Shoal-Job", strconv.FormatInt(j.ID, 10))
-		s.followJob(ctx, j.ID)
+		a.followJob(ctx, j.ID)
 	}
 	return true
 }
 
 // createJob queues a job once its kind and arguments check out.
-func (s *Server) createJob(kind string, args json.RawMessage) (*shoal.Job, error) {
+func (a *API) createJob(kind string, args json.RawMessage) (*shoal.Job, error) {
 	if err := wire.CheckJob(kind, args); err != nil {
 		return nil, err
 	}
-	j, err := s.cat.CreateJob(s.base, &shoal.Job{Kind: kind, Args: args})
-	if err == nil && s.opts.JobCreated != nil {
-		s.opts.JobCreated(j.ID)
+	j, err := a.cat.CreateJob(a.base, &shoal.Job{Kind: kind, Args: args})
+	if err == nil && a.cfg.JobCreated != nil {
+		a.cfg.JobCreated(j.ID)
 	}
 	return j, err
-}
-
-// answer replies v as JSON, or err.
-func (s *Server) answer(ctx *fasthttp.RequestCtx, v any, err error) {
-	if err != nil {
-		httperr.Write(ctx, err)
-		return
-	}
-	s.replyJSON(ctx, fasthttp.StatusOK, v)
-}
-
-// decodeOptional is decode for a body that may be empty.
-func decodeOptional(body []byte, v any) error {
-	if len(body) == 0 {
-		return nil
-	}
-	return decode(body, v)
 }

@@ -1,4 +1,4 @@
-package md
+package internalapi
 
 import (
 	"github.com/valyala/fasthttp"
@@ -8,11 +8,11 @@ import (
 	"shoal/wire"
 )
 
-// handleAdminQuota serves the quota endpoints; false if path is not one.
-func (s *Server) handleAdminQuota(ctx *fasthttp.RequestCtx, path string, body []byte) bool {
+// serveQuota serves the quota endpoints; false if path is not one.
+func (a *API) serveQuota(ctx *fasthttp.RequestCtx, path string, body []byte) bool {
 	switch path {
 	case wire.PathAdminQuotas:
-		qs, err := s.cat.Quotas(s.base)
+		qs, err := a.cat.Quotas(a.base)
 		if err != nil {
 			httperr.Write(ctx, err)
 			return true
@@ -20,7 +20,7 @@ func (s *Server) handleAdminQuota(ctx *fasthttp.RequestCtx, path string, body []
 		if qs == nil {
 			qs = []shoal.Quota{}
 		}
-		s.replyJSON(ctx, fasthttp.StatusOK, qs)
+		replyJSON(ctx, fasthttp.StatusOK, qs)
 	case wire.PathAdminQuotaSet:
 		var req wire.QuotaSetRequest
 		err := decode(body, &req)
@@ -30,13 +30,13 @@ func (s *Server) handleAdminQuota(ctx *fasthttp.RequestCtx, path string, body []
 		}
 		var q shoal.Quota
 		if err == nil {
-			q, err = s.cat.SetQuota(s.base, dir, req.Bytes, req.Files)
+			q, err = a.cat.SetQuota(a.base, dir, req.Bytes, req.Files)
 		}
 		if err != nil {
 			httperr.Write(ctx, err)
 			return true
 		}
-		s.replyJSON(ctx, fasthttp.StatusOK, q)
+		replyJSON(ctx, fasthttp.StatusOK, q)
 	case wire.PathAdminQuotaRm:
 		var req wire.QuotaDirRequest
 		err := decode(body, &req)
@@ -45,9 +45,9 @@ func (s *Server) handleAdminQuota(ctx *fasthttp.RequestCtx, path string, body []
 			dir, _, err = shoal.CleanPath(req.Dir)
 		}
 		if err == nil {
-			err = s.cat.RemoveQuota(s.base, dir)
+			err = a.cat.RemoveQuota(a.base, dir)
 		}
-		s.noContent(ctx, err)
+		noContent(ctx, err)
 	default:
 		return false
 	}
