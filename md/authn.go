@@ -8,6 +8,7 @@ import (
 
 	"shoal"
 	"shoal/auth"
+	"shoal/dav"
 	"shoal/internal/httperr"
 	"shoal/internal/objhttp"
 )
@@ -181,34 +182,14 @@ func (s *Server) refuse(ctx *fasthttp.RequestCtx, drain bool, err, authErr error
 // their handlers, which answer them without changing anything.
 func (s *Server) authorize(ctx *fasthttp.RequestCtx, st *reqState) error {
 	var r auth.Request
-	switch string(ctx.Method()) {
-	case "HEAD":
-		r.Method = "HEAD"
-	case "GET":
-		r.Method = "GET"
+	switch r.Method = dav.Method(ctx.Method()); r.Method {
+	case "", "OPTIONS", "POST": // OPTIONS needs nothing; POST and the rest get 405 (or 415)
+		return nil
 	case "PROPFIND":
-		r.Method, r.Depth = "PROPFIND", 1
+		r.Depth = 1
 		if d := trimSpace(ctx.Request.Header.PeekBytes(hdrDepth)); len(d) == 1 && d[0] == '0' {
 			r.Depth = 0
 		}
-	case "PUT":
-		r.Method = "PUT"
-	case "MKCOL":
-		r.Method = "MKCOL"
-	case "DELETE":
-		r.Method = "DELETE"
-	case "MOVE":
-		r.Method = "MOVE"
-	case "COPY":
-		r.Method = "COPY"
-	case "PROPPATCH":
-		r.Method = "PROPPATCH"
-	case "LOCK":
-		r.Method = "LOCK"
-	case "UNLOCK":
-		r.Method = "UNLOCK"
-	default: // OPTIONS needs nothing; POST and the rest get 405 (or 415)
-		return nil
 	}
 	path, _, err := requestPath(ctx) // remembered for the handler
 	if err != nil {
