@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"shoal/cache"
+	"shoal/davlock"
 )
 
 const lockBody = `<?xml version="1.0" encoding="utf-8"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>%s</D:owner></D:lockinfo>`
@@ -50,7 +51,7 @@ func TestLocksAcrossReplicas(t *testing.T) {
 	e.do("PUT", b+"/f", map[string]string{"If": "(<" + tok[1] + ">)"}, []byte("v2")).want(t, "PUT through B with the token", 204, "")
 	discover := []byte(`<D:propfind xmlns:D="DAV:"><D:prop><D:lockdiscovery/></D:prop></D:propfind>`)
 	if p := e.do("PROPFIND", b+"/f", map[string]string{"Depth": "0"}, discover); !strings.Contains(p.body, tok[1]) {
-		time.Sleep(lockCountTTL + 100*time.Millisecond) // B's count of locks may be a second old
+		time.Sleep(davlock.CountTTL + 100*time.Millisecond) // B's count of locks may be a second old
 		if p = e.do("PROPFIND", b+"/f", map[string]string{"Depth": "0"}, discover); !strings.Contains(p.body, tok[1]) {
 			t.Errorf("B's lockdiscovery does not show A's lock:\n%s", p.body)
 		}
@@ -70,7 +71,7 @@ func TestLocksWithoutBounds(t *testing.T) {
 	for i := range 3 {
 		e.put(fmt.Sprintf("/f%d", i), []byte("x"))
 	}
-	big := strings.Repeat("o", DefaultMaxLockOwner+1)
+	big := strings.Repeat("o", davlock.DefaultMaxOwner+1)
 	e.do("LOCK", "/f0", nil, []byte(fmt.Sprintf(lockBody, big))).want(t, "LOCK with a 4 KiB+1 owner", 400, "owner")
 	r := e.do("LOCK", "/f0", map[string]string{"Timeout": "Second-604800"}, []byte(fmt.Sprintf(lockBody, "ann")))
 	r.want(t, "LOCK for 7 days", 200, "")

@@ -2,7 +2,6 @@ package md
 
 import (
 	"context"
-	"time"
 
 	"shoal"
 )
@@ -24,12 +23,8 @@ func (p propSource) Usage(path string) (int64, error) {
 	return used, err
 }
 
-// Locks asks the catalog only while some lock may exist (see anyLocks).
 func (p propSource) Locks(path string, subtree bool) ([]shoal.Lock, error) {
-	if !p.s.anyLocks() {
-		return nil, nil
-	}
-	return p.s.cat.Locks(p.s.base, path, subtree, time.Now())
+	return p.s.locks.Locks(path, subtree)
 }
 
 // poolFree is the room for new files at path (placement.View.Free of

@@ -29,6 +29,7 @@ import (
 
 	"shoal"
 	"shoal/auth"
+	"shoal/davlock"
 	"shoal/internal/netguard"
 	"shoal/internalapi"
 	"shoal/placement"
@@ -111,9 +112,9 @@ type Options struct {
 	AllowPoolProppatch bool
 
 	// WebDAV locks: the longest timeout a client may ask for (0:
-	// DefaultLockTimeout), the largest <D:owner> (0: DefaultMaxLockOwner),
-	// how many locks one principal and everybody may hold (0: the
-	// defaults; beyond them LOCK is 503).
+	// davlock.DefaultTimeout), the largest <D:owner> (0:
+	// davlock.DefaultMaxOwner), how many locks one principal and everybody
+	// may hold (0: the defaults; beyond them LOCK is 503).
 	LockTimeout       time.Duration
 	MaxLockOwner      int
 	LocksPerPrincipal int
@@ -181,7 +182,7 @@ type Server struct {
 	keys      *sign.Keys
 	placement *placement.View
 	client    *fasthttp.Client // to data servers, for proxy mode
-	lockCount lockCount        // md's view of whether any WebDAV lock exists
+	locks     *davlock.Manager // the WebDAV locks (in the catalog)
 	api       *internalapi.API // the internal API (wire.Prefix)
 	local     []tpc.Endpoint   // Options.LocalURLs
 
@@ -247,18 +248,6 @@ func New(opts Options) (*Server, error) {
 	default:
 		return nil, shoal.Errorf(op, shoal.KindInvalid, "active content %q: want sandbox or attachment", opts.ActiveContent)
 	}
-	if opts.LockTimeout <= 0 {
-		opts.LockTimeout = DefaultLockTimeout
-	}
-	if opts.MaxLockOwner <= 0 {
-		opts.MaxLockOwner = DefaultMaxLockOwner
-	}
-	if opts.LocksPerPrincipal <= 0 {
-		opts.LocksPerPrincipal = DefaultLocksPerPrincipal
-	}
-	if opts.LocksTotal <= 0 {
-		opts.LocksTotal = DefaultLocksTotal
-	}
 	s := &Server{
 		opts:      opts,
 		cat:       opts.Catalog,
@@ -282,6 +271,8 @@ func New(opts Options) (*Server, error) {
 		opts.TPC.Guard().SetHosts(s.serverHosts) // copies never reach shoal's own servers
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
+	s.locks = davlock.New(s.base, opts.Catalog, davlock.Limits{Timeout: opts.LockTimeout, MaxOwner: opts.MaxLockOwner,
+		PerPrincipal: opts.LocksPerPrincipal, Total: opts.LocksTotal})
 	// Followers of admin jobs end first on Close (EndFollowing): a
 	// shutdown must not wait for the end of an hour-long drain, which
 	// goes on in a runner.

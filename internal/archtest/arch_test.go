@@ -29,6 +29,7 @@ var rules = []struct {
 	{"shoal/auth/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/..."}},
 	{"shoal/placement/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/...", "shoal/jobs/...", "shoal/auth/...", "shoal/tpc/...", "shoal/cmd/..."}},
 	{"shoal/internalapi/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/...", "shoal/jobs/...", "shoal/auth/...", "shoal/tpc/...", "shoal/cmd/..."}},
+	{"shoal/davlock/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/...", "shoal/jobs/...", "shoal/auth/...", "shoal/tpc/...", "shoal/placement/...", "shoal/internalapi/...", "shoal/cmd/..."}},
 	{"shoal/internal/accesslog", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/...", "shoal/jobs/...", "shoal/cmd/..."}},
 	{"shoal/tpc/...", []string{"shoal/md/...", "shoal/catalog/...", "shoal/cache/...", "shoal/gw/...", "shoal/ec/...", "shoal/diskserver/...", "shoal/jobs/...", "shoal/wire/...", "shoal/sign/..."}},
 }
