@@ -1,9 +1,13 @@
-// Package archtest holds the test that keeps the package layout's rules:
-// what each layer may import (README "Architecture"). It has no code.
+// Package archtest holds the tests that keep the package layout's rules:
+// what each layer may import (README "Architecture"), and how large md
+// may grow. It has no code.
 package archtest
 
 import (
+	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -80,4 +84,33 @@ func deps(t *testing.T, pkg string) []string {
 		t.Fatalf("go list %s: %v\n%s", pkg, err, out)
 	}
 	return strings.Fields(string(out))
+}
+
+// mdMaxLines is the size md must stay under, in non-test Go lines (issue
+// 13: the frontend is HTTP and WebDAV glue; protocol, placement, the
+// internal API, locks and logs are packages of their own).
+const mdMaxLines = 3500
+
+// TestMDSize fails when md grows to mdMaxLines non-test lines: move a
+// concern out (see README "Architecture") rather than raise the bound.
+func TestMDSize(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "md", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("md's sources: %v %v", files, err)
+	}
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += bytes.Count(b, []byte("\n"))
+	}
+	t.Logf("md: %d non-test lines (bound %d)", n, mdMaxLines)
+	if n >= mdMaxLines {
+		t.Errorf("md has %d non-test lines, the bound is %d: move a concern into a package of its own", n, mdMaxLines)
+	}
 }
