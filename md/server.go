@@ -1,9 +1,10 @@
 // Package md is shoal's metadata frontend: it answers HTTP and WebDAV
-// (RFC 4918 class 1) over a shoal.Catalog, sends file data to and from data
-// servers (redirecting the client with a signed URL or streaming the bytes
-// itself), serves the internal API data servers call (wire.Prefix), and
-// records the admin jobs (repair, drain, scrub, fsck) that runners beside
-// it run (package jobs), following their progress for admin commands.
+// (RFC 4918 class 2) over a shoal.Catalog and sends file data to and from
+// data servers (redirecting the client with a signed URL or streaming the
+// bytes itself). Each concern beside that is a package md asks: dav (the
+// wire protocol), placement (which server gets or serves a file), davlock
+// (the locks), internalapi (the internal and admin API md mounts under
+// wire.Prefix, admin jobs included), internal/accesslog (its logs).
 //
 // md never holds file data except inline files (small files kept whole in
 // the catalog), bytes it proxies through, and in `shoal all` the objects
