@@ -75,9 +75,9 @@ func parsePropfind(body []byte) (*Propfind, error) {
 	}
 }
 
-// AllProp is the request of a PROPFIND without a body (RFC 4918 9.1:
+// allProp is the request of a PROPFIND without a body (RFC 4918 9.1:
 // allprop).
-var AllProp = &Propfind{kind: findAllProp}
+var allProp = &Propfind{kind: findAllProp}
 
 // NeedsDead reports whether answering r needs the entry's dead
 // properties (a catalog query).
@@ -86,7 +86,7 @@ func (r *Propfind) NeedsDead() bool {
 		return true
 	}
 	for _, n := range r.names {
-		if !IsLive(n) {
+		if !isLive(n) {
 			return true
 		}
 	}
@@ -108,12 +108,12 @@ var (
 	propfindCache = map[string]*Propfind{}
 )
 
-// ParsePropfind parses a PROPFIND body (AllProp when empty), through the
+// ParsePropfind parses a PROPFIND body (allProp when empty), through the
 // fast path and the memo. KindInvalid when malformed. The returned
 // request is shared and must not be modified.
 func ParsePropfind(body []byte) (*Propfind, error) {
 	if len(body) == 0 {
-		return AllProp, nil
+		return allProp, nil
 	}
 	if len(body) > propfindCacheBodyMax {
 		return parsePropfindFast(body)

@@ -98,7 +98,7 @@ func parseSetRemove(d *xml.Decoder, remove bool, ops []PatchOp) ([]PatchOp, erro
 func SplitProtected(ops []PatchOp) (protected, others []xml.Name) {
 	for _, o := range ops {
 		n := xml.Name{Space: o.Prop.Space, Local: o.Prop.Name}
-		if IsLive(n) {
+		if isLive(n) {
 			protected = append(protected, n)
 		} else {
 			others = append(others, n)

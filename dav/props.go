@@ -30,9 +30,9 @@ var (
 	propnameFileLive = []xml.Name{pResourceType, pContentLength, pLastModified, pCreationDate, pETag, pContentType, pDisplayName, pQuotaAvailable, pQuotaUsed, pSupportedLock, pLockDiscovery}
 )
 
-// IsLive reports whether n is a property md computes (and so protects
+// isLive reports whether n is a property md computes (and so protects
 // from PROPPATCH).
-func IsLive(n xml.Name) bool {
+func isLive(n xml.Name) bool {
 	if n.Space != nsDAV {
 		return false
 	}

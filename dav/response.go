@@ -23,7 +23,7 @@ func (lv *LiveProps) AppendResponse(b []byte, e *shoal.Entry, req *Propfind, dea
 		var missingBuf [8]xml.Name // most requests miss a few: no allocation
 		missing := missingBuf[:0]
 		for _, n := range req.include {
-			if IsLive(n) && !isAllprop(n) {
+			if isLive(n) && !isAllprop(n) {
 				var ok bool
 				var err error
 				if b, ok, err = lv.appendLive(b, e, n); err != nil || !ok {
@@ -54,7 +54,7 @@ func (lv *LiveProps) AppendResponse(b []byte, e *shoal.Entry, req *Propfind, dea
 		found := false
 		for _, n := range req.names {
 			ok := false
-			if IsLive(n) {
+			if isLive(n) {
 				var err error
 				if b, ok, err = lv.appendLive(b, e, n); err != nil {
 					return b, err

@@ -20,7 +20,7 @@ func (m *Manager) Timeout(h []byte) time.Duration {
 // KindPrecondition if it names no lock of who on path.
 func (m *Manager) Refresh(who, path string, h []byte, timeout time.Duration) (*shoal.Lock, error) {
 	const op = "LOCK"
-	lists, err := ParseIf(string(h))
+	lists, err := parseIf(string(h))
 	if err != nil {
 		return nil, shoal.Errorf(op, shoal.KindInvalid, "a lock refresh needs an If header with the lock token")
 	}

@@ -20,7 +20,7 @@ func (m *Manager) CheckWrite(who, path string, subtree bool, h []byte) error {
 	if len(h) == 0 {
 		return m.Check(who, path, subtree, nil)
 	}
-	lists, err := ParseIf(string(h))
+	lists, err := parseIf(string(h))
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (m *Manager) CheckWrite(who, path string, subtree bool, h []byte) error {
 func (m *Manager) CheckDestination(who, dst string, h []byte) error {
 	var tokens []string
 	if len(h) > 0 {
-		if lists, err := ParseIf(string(h)); err == nil {
+		if lists, err := parseIf(string(h)); err == nil {
 			tokens = dav.SubmittedTokens(lists)
 		}
 	}
@@ -46,7 +46,7 @@ func (m *Manager) CheckDestination(who, dst string, h []byte) error {
 // locks (a LOCK's): KindInvalid when malformed, KindPrecondition when it
 // does not hold.
 func (m *Manager) CheckIf(path string, h []byte) error {
-	lists, err := ParseIf(string(h))
+	lists, err := parseIf(string(h))
 	if err != nil {
 		return err
 	}
@@ -84,9 +84,9 @@ func (m *Manager) evalIf(path string, lists []dav.IfList) bool {
 	return false
 }
 
-// ParseIf is dav.ParseIf refusing a resource tag under wire.Prefix, as a
+// parseIf is dav.ParseIf refusing a resource tag under wire.Prefix, as a
 // Destination there is refused.
-func ParseIf(h string) ([]dav.IfList, error) {
+func parseIf(h string) ([]dav.IfList, error) {
 	lists, err := dav.ParseIf(h)
 	if err != nil {
 		return nil, err
