@@ -3,7 +3,6 @@ package diskserver
 import (
 	"context"
 	"encoding/hex"
-	"io"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -68,7 +67,7 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string, reserved 
 		if !shoal.IsKind(err, shoal.KindExist) { // else another request wrote this upload's object
 			objhttp.Abort(s.md, upload, s.log.Warn)
 		}
-		drainBody(ctx, body, err)
+		objhttp.DrainRest(ctx, body)
 		httperr.Write(ctx, err)
 		return
 	}
@@ -92,20 +91,4 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string, reserved 
 			s.log.Error("removing uncommitted object", "object", id, "err", err)
 		}
 	})
-}
-
-// DrainLimit is how much of a refused PUT body (e.g. a duplicate id) the
-// server reads and discards so that the client, still sending, gets the
-// answer rather than a reset (objhttp.DrainLimit).
-const DrainLimit = objhttp.DrainLimit
-
-func drainBody(ctx *fasthttp.RequestCtx, body *objhttp.Body, err error) {
-	if body.Failed || body.Want-body.Got > DrainLimit {
-		ctx.SetConnectionClose()
-		return
-	}
-	n, _ := io.CopyN(io.Discard, body.R, DrainLimit)
-	if n == DrainLimit {
-		ctx.SetConnectionClose()
-	}
 }

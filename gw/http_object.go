@@ -72,7 +72,7 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id str
 		if !shoal.IsKind(err, shoal.KindExist) { // else another request wrote this upload's object
 			objhttp.Abort(s.md, req.Upload, s.log.Warn)
 		}
-		ctx.SetConnectionClose() // the rest of the body, if any, is not read
+		objhttp.DrainRest(ctx, body)
 		httperr.Write(ctx, err)
 		return
 	}

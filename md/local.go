@@ -166,9 +166,7 @@ func (s *Server) putLocal(ctx *fasthttp.RequestCtx, p *putPlan, pool shoal.Pool,
 	}
 	if err != nil {
 		s.abortLocal(u.ID)
-		if b.Failed || p.length < 0 || b.Got < p.length {
-			ctx.SetConnectionClose() // the rest of the body is not read
-		}
+		objhttp.DrainRest(ctx, b)
 		httperr.Write(ctx, shoal.E(op, p.path, err))
 		return
 	}
@@ -186,15 +184,7 @@ func (s *Server) putLocal(ctx *fasthttp.RequestCtx, p *putPlan, pool shoal.Pool,
 		httperr.Write(ctx, err)
 		return
 	}
-	buf := getBuf()
-	buf.b = e.AppendETag(buf.b[:0])
-	ctx.Response.Header.SetBytesKV(hdrETag, buf.b)
-	putBuf(buf)
-	if created(e) {
-		ctx.SetStatusCode(fasthttp.StatusCreated)
-	} else {
-		ctx.SetStatusCode(fasthttp.StatusNoContent)
-	}
+	answerWritten(ctx, e)
 }
 
 // abortLocal gives back what a failed local upload reserved, at once

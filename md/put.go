@@ -226,15 +226,7 @@ func (s *Server) putInline(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader)
 		httperr.Write(ctx, err)
 		return
 	}
-	buf := getBuf()
-	buf.b = e.AppendETag(buf.b[:0])
-	ctx.Response.Header.SetBytesKV(hdrETag, buf.b)
-	putBuf(buf)
-	if created(e) {
-		ctx.SetStatusCode(fasthttp.StatusCreated)
-	} else {
-		ctx.SetStatusCode(fasthttp.StatusNoContent)
-	}
+	answerWritten(ctx, e)
 }
 
 // putProxy streams the body to a data server and relays its answer, which
@@ -295,10 +287,7 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 		// The data server relays md's commit reply, which has no body (so
 		// no ETag) on 204: look the new version up.
 		if e, err := s.cat.Stat(s.base, p.path); err == nil {
-			buf := getBuf()
-			buf.b = e.AppendETag(buf.b[:0])
-			ctx.Response.Header.SetBytesKV(hdrETag, buf.b)
-			putBuf(buf)
+			setETag(ctx, e)
 		}
 	}
 }
@@ -347,6 +336,24 @@ func randomHex() string {
 		panic(err)
 	}
 	return hex.EncodeToString(b[:])
+}
+
+// answerWritten answers a PUT that wrote e: 201 for a new file, 204 for a
+// replaced one, with its new ETag.
+func answerWritten(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
+	setETag(ctx, e)
+	if created(e) {
+		ctx.SetStatusCode(fasthttp.StatusCreated)
+	} else {
+		ctx.SetStatusCode(fasthttp.StatusNoContent)
+	}
+}
+
+func setETag(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
+	buf := getBuf()
+	buf.b = e.AppendETag(buf.b[:0])
+	ctx.Response.Header.SetBytesKV(hdrETag, buf.b)
+	putBuf(buf)
 }
 
 // created reports whether a file entry just written is new rather than a

@@ -70,6 +70,21 @@ func (b *Body) Read(p []byte) (int, error) {
 // Go's client under emulation). Bigger bodies are cut off with the close.
 const DrainLimit = 64 << 20
 
+// DrainRest reads and drops what is left of b, up to DrainLimit, after
+// the server failed to store it (a duplicate id, a shard server gone, a
+// full disk): the client, still sending, then gets the answer rather
+// than a reset. A body that failed itself (the client's fault, or over
+// its bound) or has more than DrainLimit left closes the connection.
+func DrainRest(ctx *fasthttp.RequestCtx, b *Body) {
+	if b.Failed || b.Want-b.Got > DrainLimit {
+		ctx.SetConnectionClose()
+		return
+	}
+	if n, _ := io.CopyN(io.Discard, b.R, DrainLimit); n == DrainLimit {
+		ctx.SetConnectionClose()
+	}
+}
+
 // CheckSize refuses a PUT whose Content-Length is over max (fasthttp does
 // not enforce its limit on streamed bodies), or over reserved, the bound
 // of its signed URL (sign.ParamMax; < 0: none), and otherwise returns the
