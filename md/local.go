@@ -3,7 +3,6 @@ package md
 import (
 	"context"
 	"io"
-	"math"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -146,10 +145,6 @@ func (s *Server) localPool(ctx context.Context, p *putPlan) (shoal.Pool, bool) {
 // before the commit, as on a data server.
 func (s *Server) putLocal(ctx *fasthttp.RequestCtx, p *putPlan, pool shoal.Pool, body io.Reader) {
 	const op = "PUT"
-	if qs, err := s.cat.QuotasFor(s.base, p.path); err == nil && len(qs) == 0 {
-		s.putLocalUnreserved(ctx, p, pool, body)
-		return
-	}
 	now := time.Now()
 	// md receives the body itself and renews the reservation as it goes
 	// (renewingBody), as a data server's heartbeats would.
@@ -161,15 +156,25 @@ func (s *Server) putLocal(ctx *fasthttp.RequestCtx, p *putPlan, pool shoal.Pool,
 	}
 	b := &objhttp.Body{R: body, Want: p.length, Max: u.Reserve, Op: op, Reserved: true}
 	r := &renewingBody{r: b, srv: s, upload: u.ID, last: now}
-	info, sums, err := s.storeLocal(u.Object, r, p.length)
+	var info shoal.ObjectInfo
+	var sums shoal.Sums
+	var err error
+	if sc, ok := s.opts.LocalStore.(shoal.SizedCreator); ok && p.length >= 0 {
+		info, sums, err = sc.CreateSized(s.base, u.Object, r, p.length)
+	} else {
+		info, sums, err = s.opts.LocalStore.Create(s.base, u.Object, r)
+	}
 	if err != nil {
 		s.abortLocal(u.ID)
 		objhttp.DrainRest(ctx, b)
 		httperr.Write(ctx, shoal.E(op, p.path, err))
 		return
 	}
-	c := s.localCommit(u.Object, info, sums)
-	c.Upload = u.ID
+	c := &shoal.Commit{Upload: u.ID, Size: info.Size, Sums: sums, MTime: info.ModTime,
+		Replicas: []shoal.Replica{{Server: s.opts.LocalServer, Object: u.Object, Size: info.Size, Sum: sums.Adler32}}}
+	if c.MTime.IsZero() {
+		c.MTime = time.Now()
+	}
 	e, err := s.cat.FinishUpload(s.base, c, time.Now().Add(s.opts.URLTTL))
 	if err != nil {
 		// As a data server whose commit md refused: the object goes, the
@@ -180,57 +185,6 @@ func (s *Server) putLocal(ctx *fasthttp.RequestCtx, p *putPlan, pool shoal.Pool,
 		return
 	}
 	answerWritten(ctx, e)
-}
-
-// putLocalUnreserved is putLocal where no quota governs the path: the
-// body goes into the store first, then one catalog transaction (PutFile)
-// checks the conditions and the parent again, charges any quota set in
-// the meantime (which may refuse it) and makes the file visible. One
-// transaction instead of two: under concurrent creates the catalog's one
-// writer is what limits them. A crash between the object's fsync and
-// that commit leaves an object no entry names, which `shoal admin fsck`
-// finds and queues as garbage (the reservation would have let it go on
-// its own).
-func (s *Server) putLocalUnreserved(ctx *fasthttp.RequestCtx, p *putPlan, pool shoal.Pool, body io.Reader) {
-	const op = "PUT"
-	max := p.length
-	if max < 0 {
-		max = math.MaxInt64 // handlePut bounds a chunked body by MaxPutBody
-	}
-	b := &objhttp.Body{R: body, Want: p.length, Max: max, Op: op}
-	id := randomHex()
-	info, sums, err := s.storeLocal(id, b, p.length)
-	if err != nil {
-		objhttp.DrainRest(ctx, b)
-		httperr.Write(ctx, shoal.E(op, p.path, err))
-		return
-	}
-	e, err := s.cat.PutFile(s.base, p.path, pool.Layout, s.localCommit(id, info, sums), p.cond, time.Now().Add(s.opts.URLTTL))
-	if err != nil {
-		s.opts.LocalStore.Remove(s.base, id)
-		httperr.Write(ctx, err)
-		return
-	}
-	answerWritten(ctx, e)
-}
-
-// storeLocal writes r (length bytes, or unknown when < 0) as object id of
-// the local store, durably.
-func (s *Server) storeLocal(id string, r io.Reader, length int64) (shoal.ObjectInfo, shoal.Sums, error) {
-	if sc, ok := s.opts.LocalStore.(shoal.SizedCreator); ok && length >= 0 {
-		return sc.CreateSized(s.base, id, r, length)
-	}
-	return s.opts.LocalStore.Create(s.base, id, r)
-}
-
-// localCommit is the commit of object id, written to the local store.
-func (s *Server) localCommit(id string, info shoal.ObjectInfo, sums shoal.Sums) *shoal.Commit {
-	c := &shoal.Commit{Size: info.Size, Sums: sums, MTime: info.ModTime,
-		Replicas: []shoal.Replica{{Server: s.opts.LocalServer, Object: id, Size: info.Size, Sum: sums.Adler32}}}
-	if c.MTime.IsZero() {
-		c.MTime = time.Now()
-	}
-	return c
 }
 
 // abortLocal gives back what a failed local upload reserved, at once

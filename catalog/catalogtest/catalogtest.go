@@ -50,7 +50,6 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"ConcurrentFinishUpload", testConcurrentFinish},
 		{"ConcurrentCreates", testConcurrentCreates},
 		{"CreateAnswersAsStat", testCreateAnswersAsStat},
-		{"PutFile", testPutFile},
 		{"Pools", testPools},
 		{"ReplaceReplica", testReplaceReplica},
 		{"Locks", testLocks},
