@@ -172,10 +172,18 @@ func testBigTreeOpsDoNotStallWriters(t *testing.T, db *catalog.DB, dirs int) {
 		t.Errorf("/copy holds %d entries, want %d", n, dirs*(files+1))
 	}
 	during("MOVE /copy /moved", true, func() error { _, err := db.Move(ctx, "/copy", "/moved", false, now); return err }, func() string {
-		_, errSrc := db.Stat(ctx, "/copy/d000/f198")
-		_, errDst := db.Stat(ctx, "/moved/d000/f000")
-		if (errSrc == nil) == (errDst == nil) {
-			return fmt.Sprintf("source and destination both visible or both gone (%v, %v)", errSrc, errDst)
+		// Three reads in turn, not one snapshot: the MOVE may publish
+		// between any two. Publishing the destination and hiding the
+		// source are one step, so the source seen after the destination
+		// was, or the destination missing after the source was, is not.
+		_, src1 := db.Stat(ctx, "/copy/d000/f198")
+		_, dst := db.Stat(ctx, "/moved/d000/f000")
+		_, src2 := db.Stat(ctx, "/copy/d000/f198")
+		if dst == nil && src2 == nil {
+			return "the source is still visible after the destination was"
+		}
+		if src1 != nil && dst != nil {
+			return fmt.Sprintf("the destination is missing after the source was gone (%v, %v)", src1, dst)
 		}
 		return ""
 	})
