@@ -36,7 +36,7 @@ func (c *Conditions) DecidedInTx() bool {
 	if len(c.IfUnmodifiedSince) > 0 || len(c.IfModifiedSince) > 0 {
 		return false
 	}
-	inm := trimSpace(c.IfNoneMatch)
+	inm := TrimSpace(c.IfNoneMatch)
 	return len(inm) == 0 || len(inm) == 1 && inm[0] == '*'
 }
 
@@ -110,7 +110,7 @@ func MatchETags(list, etag []byte, strong bool) (bool, error) {
 }
 
 func isStar(list []byte) bool {
-	list = trimSpace(list)
+	list = TrimSpace(list)
 	return len(list) == 1 && list[0] == '*'
 }
 

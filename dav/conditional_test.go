@@ -34,4 +34,4 @@ func FuzzMatchETags(f *testing.F) {
 	})
 }
 
-func trimSpaceString(s string) string { return string(trimSpace([]byte(s))) }
+func trimSpaceString(s string) string { return string(TrimSpace([]byte(s))) }

@@ -34,17 +34,9 @@ type WantDigest struct {
 func ParseWantDigest(h []byte) WantDigest {
 	var w WantDigest
 	for len(h) > 0 {
-		var item []byte
-		if i := indexByte(h, ','); i >= 0 {
-			item, h = h[:i], h[i+1:]
-		} else {
-			item, h = h, nil
-		}
-		name, params := item, []byte(nil)
-		if i := indexByte(item, ';'); i >= 0 {
-			name, params = item[:i], item[i+1:]
-		}
-		alg := algByName(trimSpace(name))
+		var name, params []byte
+		name, params, h = nextListItem(h)
+		alg := algByName(TrimSpace(name))
 		if alg == 0 {
 			continue
 		}
@@ -75,11 +67,11 @@ func ParseWantDigest(h []byte) WantDigest {
 
 func algByName(b []byte) uint8 {
 	switch {
-	case equalFold(b, "adler32"):
+	case EqualFold(b, "adler32"):
 		return algAdler32
-	case equalFold(b, "md5"):
+	case EqualFold(b, "md5"):
 		return algMD5
-	case equalFold(b, "sha-256"), equalFold(b, "sha256"):
+	case EqualFold(b, "sha-256"), EqualFold(b, "sha256"):
 		return algSHA256
 	}
 	return 0
@@ -94,7 +86,7 @@ func parseQ(params []byte) int {
 		} else {
 			p, params = params, nil
 		}
-		p = trimSpace(p)
+		p = TrimSpace(p)
 		if len(p) < 2 || (p[0] != 'q' && p[0] != 'Q') || p[1] != '=' {
 			continue
 		}

@@ -22,8 +22,8 @@ const DepthInfinity = -1
 // is missing); ok is false for anything else. Which depths a method takes
 // is its own rule.
 func ParseDepth(h []byte) (depth int, ok bool) {
-	switch d := trimSpace(h); {
-	case len(d) == 0, equalFold(d, "infinity"):
+	switch d := TrimSpace(h); {
+	case len(d) == 0, EqualFold(d, "infinity"):
 		return DepthInfinity, true
 	case len(d) == 1 && d[0] == '0':
 		return 0, true
@@ -74,9 +74,9 @@ func ParseDestination(h []byte) (string, error) {
 // ParseOverwrite reads the Overwrite header: T (default) or F.
 func ParseOverwrite(h []byte) (bool, error) {
 	switch {
-	case len(h) == 0, equalFold(h, "t"):
+	case len(h) == 0, EqualFold(h, "t"):
 		return true, nil
-	case equalFold(h, "f"):
+	case EqualFold(h, "f"):
 		return false, nil
 	}
 	return false, shoal.Errorf("Overwrite", shoal.KindInvalid, "Overwrite must be T or F")

@@ -23,17 +23,9 @@ const ContentTypeMetalink = "application/metalink4+xml"
 // Wildcards do not count: a browser's */* wants the file, not a Metalink.
 func AcceptsMetalink(h []byte) bool {
 	for len(h) > 0 {
-		var item []byte
-		if i := indexByte(h, ','); i >= 0 {
-			item, h = h[:i], h[i+1:]
-		} else {
-			item, h = h, nil
-		}
-		typ, params := item, []byte(nil)
-		if i := indexByte(item, ';'); i >= 0 {
-			typ, params = item[:i], item[i+1:]
-		}
-		if equalFold(trimSpace(typ), ContentTypeMetalink) && parseQ(params) > 0 {
+		var typ, params []byte
+		typ, params, h = nextListItem(h)
+		if EqualFold(TrimSpace(typ), ContentTypeMetalink) && parseQ(params) > 0 {
 			return true
 		}
 	}

@@ -187,7 +187,7 @@ func (s *Server) authorize(ctx *fasthttp.RequestCtx, st *reqState) error {
 		return nil
 	case "PROPFIND":
 		r.Depth = 1
-		if d := trimSpace(ctx.Request.Header.PeekBytes(hdrDepth)); len(d) == 1 && d[0] == '0' {
+		if d := dav.TrimSpace(ctx.Request.Header.PeekBytes(hdrDepth)); len(d) == 1 && d[0] == '0' {
 			r.Depth = 0
 		}
 	}

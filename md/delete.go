@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/dav"
 	"shoal/internal/httperr"
 )
 
@@ -19,7 +20,7 @@ func (s *Server) handleDelete(ctx *fasthttp.RequestCtx) {
 		httperr.Write(ctx, err)
 		return
 	}
-	if d := ctx.Request.Header.PeekBytes(hdrDepth); len(d) > 0 && !equalFold(d, "infinity") {
+	if d := ctx.Request.Header.PeekBytes(hdrDepth); len(d) > 0 && !dav.EqualFold(d, "infinity") {
 		fail(ctx, "DELETE", shoal.KindInvalid, "Depth must be infinity on DELETE")
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/dav"
 )
 
 var mediaMacaroonRequest = []byte("application/macaroon-request")
@@ -21,7 +22,7 @@ func (s *Server) macaroonRequest(ctx *fasthttp.RequestCtx) bool {
 	if i := bytes.IndexByte(ct, ';'); i >= 0 {
 		ct = ct[:i]
 	}
-	if !bytes.EqualFold(trimSpace(ct), mediaMacaroonRequest) {
+	if !bytes.EqualFold(dav.TrimSpace(ct), mediaMacaroonRequest) {
 		return false
 	}
 	ctx.SetConnectionClose()

@@ -51,7 +51,7 @@ func (s *Server) handleMoveCopy(ctx *fasthttp.RequestCtx, move bool) {
 		httperr.Write(ctx, err)
 		return
 	}
-	overwrite, err := dav.ParseOverwrite(trimSpace(ctx.Request.Header.PeekBytes(hdrOverwrite)))
+	overwrite, err := dav.ParseOverwrite(dav.TrimSpace(ctx.Request.Header.PeekBytes(hdrOverwrite)))
 	if err != nil {
 		httperr.Write(ctx, err)
 		return

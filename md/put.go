@@ -58,7 +58,7 @@ func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 		return nil, shoal.Errorf(op, shoal.KindTooLarge, "body larger than %d bytes", s.opts.MaxPutBody)
 	}
 	conds := requestConditions(&ctx.Request.Header)
-	if inm := trimSpace(conds.IfNoneMatch); len(inm) == 1 && inm[0] == '*' || createOnly(ctx) {
+	if inm := dav.TrimSpace(conds.IfNoneMatch); len(inm) == 1 && inm[0] == '*' || createOnly(ctx) {
 		p.cond.CreateOnly = true
 	}
 	if len(conds.IfMatch) > 0 {
