@@ -188,6 +188,9 @@ func (p *View) LiveReplicas(ctx context.Context, e *shoal.Entry) ([]Replica, err
 	if err != nil {
 		return nil, err
 	}
+	if unknownServer(e, byID) {
+		byID = p.catchUp(ctx, byID)
+	}
 	n := len(e.Replicas)
 	if n == 0 {
 		return nil, shoal.Errorf("placement", shoal.KindCorrupt, "file has no replicas")
@@ -271,4 +274,16 @@ func (p *View) Hosts(ctx context.Context) []string {
 		hosts = append(hosts, hostOf(sv.URL))
 	}
 	return hosts
+}
+
+// unknownServer reports whether a replica of e is on a server byID does
+// not list: the entry is newer than md's list (a data server that just
+// registered through another md replica).
+func unknownServer(e *shoal.Entry, byID map[string]*shoal.Server) bool {
+	for _, r := range e.Replicas {
+		if byID[r.Server] == nil {
+			return true
+		}
+	}
+	return false
 }

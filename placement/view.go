@@ -84,6 +84,21 @@ func (p *View) List(ctx context.Context) ([]shoal.Server, map[string]*shoal.Serv
 			return p.servers, p.byID, nil
 		}
 	}
+	p.readLocked(ctx)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.byID == nil {
+		if p.lastErr == nil {
+			return nil, nil, shoal.E("placement", shoal.KindUnavailable, ctx.Err())
+		}
+		return nil, nil, p.lastErr
+	}
+	return p.servers, p.byID, nil
+}
+
+// readLocked reads the list, or waits for the read in progress (or ctx);
+// p.mu is held on entry and released on return.
+func (p *View) readLocked(ctx context.Context) {
 	done := p.inflight
 	if done == nil {
 		done = p.begin()
@@ -97,15 +112,6 @@ func (p *View) List(ctx context.Context) ([]shoal.Server, map[string]*shoal.Serv
 		case <-ctx.Done():
 		}
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.byID == nil {
-		if p.lastErr == nil {
-			return nil, nil, shoal.E("placement", shoal.KindUnavailable, ctx.Err())
-		}
-		return nil, nil, p.lastErr
-	}
-	return p.servers, p.byID, nil
 }
 
 // begin marks a read in progress; p.mu is held.
@@ -168,6 +174,30 @@ func (p *View) RefreshLoop(ctx context.Context, stop <-chan struct{}) {
 			p.refreshNow(ctx)
 		}
 	}
+}
+
+// catchUpAfter is how old a list must be before a read that names a
+// server it does not know makes md read it again: bounds the catalog
+// reads that replicas on servers removed for good can cause.
+const catchUpAfter = 100 * time.Millisecond
+
+// catchUp returns a server list read after byID was, when byID is older
+// than catchUpAfter and the catalog works; byID otherwise. Without it an
+// md replica refused reads of files on a data server that registered
+// through another md until its next Refresh.
+func (p *View) catchUp(ctx context.Context, byID map[string]*shoal.Server) map[string]*shoal.Server {
+	p.mu.Lock()
+	if p.clock.down() || time.Since(p.fetched) < catchUpAfter {
+		p.mu.Unlock()
+		return byID
+	}
+	p.readLocked(ctx)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.byID == nil {
+		return byID
+	}
+	return p.byID
 }
 
 // Invalidate forces the next list to ask the catalog (after a heartbeat
