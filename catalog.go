@@ -73,6 +73,17 @@ type Writer interface {
 	// Finishing the same upload twice is KindNotFound the second time.
 	FinishUpload(ctx context.Context, c *Commit, graceUntil time.Time) (*Entry, error)
 
+	// PutFile makes durable objects that no reservation announced visible
+	// as the file at path (layout l, replicas and sums from c; c.Upload is
+	// ignored), in one transaction, replacing any file there as
+	// FinishUpload does. The quotas governing path are charged here, so a
+	// quota that cannot hold the file refuses it (KindQuota), plus the
+	// errors of PutInline. md uses it for the objects it writes itself
+	// (shoal all's own store) where no quota governs the path: one
+	// catalog transaction a create instead of BeginUpload's and
+	// FinishUpload's.
+	PutFile(ctx context.Context, path string, l Layout, c *Commit, cond Condition, graceUntil time.Time) (*Entry, error)
+
 	// AbortUpload forgets a reservation whose upload failed (the data
 	// server refused or lost its body): what it held on quotas comes back
 	// at once and its objects go to the garbage queue. KindNotFound if the

@@ -90,6 +90,26 @@ type SizedCreator interface {
 	CreateSized(ctx context.Context, id string, r io.Reader, size int64) (ObjectInfo, Sums, error)
 }
 
+// StagedCreator is an optional BlobStore method set for a store md
+// writes itself (`shoal all`'s own data server), so that a create needs
+// one catalog transaction and no reservation. An object created staged is
+// durable but not among the store's objects (Open and Walk do not see
+// it) until Publish names it; Remove removes it staged or not. A crash
+// can leave objects staged: Staged lists them, and whoever owns the
+// catalog publishes those an entry names and removes the others before
+// serving (md.New does). So a crash between an object's fsync and its
+// commit leaks nothing, as a reservation's expiry would have ensured.
+type StagedCreator interface {
+	// CreateStaged is CreateSized (size < 0: unknown) of a staged object.
+	CreateStaged(ctx context.Context, id string, r io.Reader, size int64) (ObjectInfo, Sums, error)
+	// Publish makes staged object id one of the store's objects;
+	// KindNotFound if it is not staged.
+	Publish(ctx context.Context, id string) error
+	// Staged lists the objects created staged and neither published nor
+	// removed.
+	Staged(ctx context.Context) ([]string, error)
+}
+
 // ValidObjectID reports whether id is a well-formed object id.
 func ValidObjectID(id string) bool {
 	if len(id) == 0 || len(id) > 64 {

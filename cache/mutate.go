@@ -122,6 +122,14 @@ func (c *Catalog) PutInline(ctx context.Context, path string, data []byte, sums 
 	return e, err
 }
 
+func (c *Catalog) PutFile(ctx context.Context, path string, l shoal.Layout, commit *shoal.Commit, cond shoal.Condition, graceUntil time.Time) (*shoal.Entry, error) {
+	e, err := c.inner.PutFile(ctx, path, l, commit, cond, graceUntil)
+	if mayHaveChanged(err) {
+		c.invalidate(ctx, entryAndParent(path, created)...)
+	}
+	return e, err
+}
+
 // FinishUpload invalidates the path of the entry it made visible. When it
 // fails the commit names no path; it changed nothing unless the error is
 // ambiguous (the catalog unreachable mid-commit), a case left to the TTLs.

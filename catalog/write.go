@@ -159,6 +159,25 @@ func (db *DB) PutInline(ctx context.Context, path string, data []byte, sums shoa
 	return e, err
 }
 
+// PutFile makes objects no reservation announced visible at path.
+func (db *DB) PutFile(ctx context.Context, path string, l shoal.Layout, c *shoal.Commit, cond shoal.Condition, graceUntil time.Time) (*shoal.Entry, error) {
+	const op = "catalog.PutFile"
+	if len(c.Replicas) == 0 {
+		return nil, shoal.Errorf(op, shoal.KindInvalid, "a file needs replicas")
+	}
+	if l.IsZero() {
+		l = shoal.DefaultLayout
+	}
+	var e *shoal.Entry
+	err := db.inTx(ctx, op, path, func(t *tx) error {
+		var err error
+		e, err = t.putFile(ctx, op, path, fileData{size: c.Size, sums: c.Sums, mtime: c.MTime, layout: l.String(),
+			replicas: c.Replicas, cond: cond}, graceUntil)
+		return err
+	})
+	return e, err
+}
+
 // BeginUpload records a reservation; KindExist if its ID is taken,
 // KindQuota if a quota governing its path cannot hold u.Reserve.
 func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {

@@ -23,11 +23,16 @@ type disk struct {
 	// (shared by the disks on one filesystem) still have to write of
 	// their declared lengths: room promised to them, not yet used.
 	claimed *atomic.Int64
+	// stagedSync makes links into staged/ durable, one fsync of the
+	// directory for every create that linked before it started.
+	stagedSync *groupSync
+	unstaging  unstaging // published objects whose staged names remain
 }
 
 const (
 	objectsDir = "objects"
 	tmpDir     = "tmp"
+	stagedDir  = "staged" // objects written, not yet published (staged.go)
 )
 
 // openDisk creates the layout under dir if needed and removes temp files
@@ -37,11 +42,16 @@ func openDisk(dir string) (*disk, error) {
 	const op = "diskserver.openDisk"
 	d := &disk{dir: dir}
 	var err error
-	for _, sub := range []string{objectsDir, tmpDir} {
+	for _, sub := range []string{objectsDir, tmpDir, stagedDir} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
 			return nil, shoal.E(op, dir, err)
 		}
 	}
+	// staged/ must be durable before the first link into it is.
+	if err := syncDir(dir); err != nil {
+		return nil, shoal.E(op, dir, err)
+	}
+	d.stagedSync = &groupSync{dir: filepath.Join(dir, stagedDir)}
 	if d.flat, err = prepareObjects(dir); err != nil {
 		return nil, shoal.E(op, dir, err)
 	}
@@ -77,6 +87,28 @@ func (d *disk) objectDir(id string) string {
 		return filepath.Join(d.dir, objectsDir, a)
 	}
 	return filepath.Join(d.dir, objectsDir, a, b)
+}
+
+// makeObjectDir makes id's fan-out directory, durably, when it does not
+// exist (a flat data directory has all of them, layout.go).
+func (d *disk) makeObjectDir(id string) error {
+	dir := d.objectDir(id)
+	if d.flat {
+		return nil
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	// A new fan-out directory: its own entries must be durable too.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for _, p := range []string{filepath.Dir(dir), filepath.Dir(filepath.Dir(dir))} {
+		if err := syncDir(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (d *disk) objectPath(id string) string {

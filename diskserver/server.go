@@ -79,6 +79,7 @@ type Server struct {
 	replays *wire.ReplayGuard // nonces of md's calls already served
 	active  objhttp.Active    // uploads being received, renewed by heartbeats
 	loops   objhttp.Loops
+	serving objhttp.Serving
 }
 
 // New opens the data directories and prepares the server; nothing runs
@@ -196,7 +197,7 @@ func (s *Server) Start(ctx context.Context) {
 // Serve starts the loops and serves HTTP on ln until Close.
 func (s *Server) Serve(ln net.Listener) error {
 	s.Start(context.Background())
-	return s.http.Serve(netguard.Listen(ln, s.opts.Net.Limits))
+	return s.serving.Serve(s.http, netguard.Listen(ln, s.opts.Net.Limits))
 }
 
 // ListenAndServe listens on Options.Listen and serves until Close.
@@ -211,7 +212,11 @@ func (s *Server) ListenAndServe() error {
 // Close stops the loops and the HTTP server (if Serve was called).
 func (s *Server) Close() error {
 	s.loops.Stop()
-	return s.http.Shutdown()
+	err := s.serving.Shutdown(s.http)
+	if ferr := s.store.FlushStaged(); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // Handler is the server's request handler: objects under /obj/ and the

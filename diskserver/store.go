@@ -124,6 +124,12 @@ func (s *Store) Create(ctx context.Context, id string, r io.Reader) (shoal.Objec
 // CreateSized is Create for a body of known size: it refuses at once
 // (KindInsufficient) when no disk has size bytes free beyond its reserve.
 func (s *Store) CreateSized(ctx context.Context, id string, r io.Reader, size int64) (shoal.ObjectInfo, shoal.Sums, error) {
+	return s.create(ctx, id, r, size, false)
+}
+
+// create is CreateSized of an object named at once, or staged (see
+// staged.go).
+func (s *Store) create(ctx context.Context, id string, r io.Reader, size int64, staged bool) (shoal.ObjectInfo, shoal.Sums, error) {
 	const op = "diskserver.Create"
 	if !shoal.ValidObjectID(id) {
 		return shoal.ObjectInfo{}, shoal.Sums{}, invalidID(op, id)
@@ -159,7 +165,7 @@ func (s *Store) CreateSized(ctx context.Context, id string, r io.Reader, size in
 	if err != nil {
 		return shoal.ObjectInfo{}, shoal.Sums{}, err
 	}
-	return d.create(ctx, id, &roomReader{r: r, s: s, d: d, want: size})
+	return d.create(ctx, id, &roomReader{r: r, s: s, d: d, want: size}, staged)
 }
 
 // roomReader keeps an upload within its disk's room. A body of known
@@ -210,7 +216,7 @@ func (rr *roomReader) release() {
 
 // create writes r to a temp file on d, hashing it in the same pass, and
 // links it into place once it is durable. Any failure removes the temp file.
-func (d *disk) create(ctx context.Context, id string, r *roomReader) (info shoal.ObjectInfo, sums shoal.Sums, err error) {
+func (d *disk) create(ctx context.Context, id string, r *roomReader, staged bool) (info shoal.ObjectInfo, sums shoal.Sums, err error) {
 	defer r.release()
 	const op = "diskserver.Create"
 	tmp, err := d.newTemp(id)
@@ -248,19 +254,12 @@ func (d *disk) create(ctx context.Context, id string, r *roomReader) (info shoal
 	if err := tmp.Sync(); err != nil {
 		return info, sums, shoal.E(op, id, diskErrKind(err), err)
 	}
+	if staged {
+		return d.stage(id, tmp, size, shoal.Sums{Adler32: ad.Sum32(), MD5: md.Sum(nil)})
+	}
 	dir := d.objectDir(id)
-	if !d.flat { // a flat directory has every fan-out directory (layout.go)
-		if _, err := os.Stat(dir); err != nil {
-			// A new fan-out directory: its own entries must be durable too.
-			if err := os.MkdirAll(dir, 0o700); err != nil {
-				return info, sums, shoal.E(op, id, diskErrKind(err), err)
-			}
-			for _, p := range []string{filepath.Dir(dir), filepath.Dir(filepath.Dir(dir))} {
-				if err := syncDir(p); err != nil {
-					return info, sums, shoal.E(op, id, diskErrKind(err), err)
-				}
-			}
-		}
+	if err := d.makeObjectDir(id); err != nil {
+		return info, sums, shoal.E(op, id, diskErrKind(err), err)
 	}
 	// Link, unlike rename, fails if the name exists: an object, once
 	// created, never changes.
@@ -352,8 +351,10 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 		return invalidID(op, id)
 	}
 	for _, d := range s.disks {
-		if err := os.Remove(d.objectPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return shoal.E(op, id, err)
+		for _, p := range []string{d.objectPath(id), d.stagedPath(id)} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return shoal.E(op, id, err)
+			}
 		}
 	}
 	return nil

@@ -25,3 +25,15 @@ func linkUnnamed(f *os.File, dst string) error {
 	}
 	return nil
 }
+
+// syncObjects makes durable the entries made in dirs, fan-out directories
+// of the data directory dir: one syncfs of its filesystem, which is one
+// journal commit, however many directories.
+func syncObjects(dir string, dirs map[string]bool) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return unix.Syncfs(int(f.Fd()))
+}

@@ -62,8 +62,9 @@ type Server struct {
 	log  *slog.Logger
 	http *fasthttp.Server
 
-	active objhttp.Active // uploads being received, renewed by heartbeats
-	loops  objhttp.Loops
+	active  objhttp.Active // uploads being received, renewed by heartbeats
+	loops   objhttp.Loops
+	serving objhttp.Serving
 }
 
 // NewServer checks opts and prepares the server; nothing runs until Start
@@ -127,7 +128,7 @@ func (s *Server) Start(ctx context.Context) {
 // Serve starts the loops and serves HTTP on ln until Close.
 func (s *Server) Serve(ln net.Listener) error {
 	s.Start(context.Background())
-	return s.http.Serve(netguard.Listen(ln, s.opts.Net.Limits))
+	return s.serving.Serve(s.http, netguard.Listen(ln, s.opts.Net.Limits))
 }
 
 // ListenAndServe listens on Options.Listen and serves until Close.
@@ -142,7 +143,7 @@ func (s *Server) ListenAndServe() error {
 // Close stops the loops and the HTTP server.
 func (s *Server) Close() error {
 	s.loops.Stop()
-	return s.http.Shutdown()
+	return s.serving.Shutdown(s.http)
 }
 
 // heartbeatLoop registers the gw with md, every HeartbeatInterval and

@@ -3,6 +3,7 @@ package md
 import (
 	"context"
 	"io"
+	"math"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -145,6 +146,12 @@ func (s *Server) localPool(ctx context.Context, p *putPlan) (shoal.Pool, bool) {
 // before the commit, as on a data server.
 func (s *Server) putLocal(ctx *fasthttp.RequestCtx, p *putPlan, pool shoal.Pool, body io.Reader) {
 	const op = "PUT"
+	if st, ok := s.opts.LocalStore.(shoal.StagedCreator); ok {
+		if qs, err := s.cat.QuotasFor(s.base, p.path); err == nil && len(qs) == 0 {
+			s.putLocalStaged(ctx, st, p, pool, body)
+			return
+		}
+	}
 	now := time.Now()
 	// md receives the body itself and renews the reservation as it goes
 	// (renewingBody), as a data server's heartbeats would.
@@ -156,25 +163,15 @@ func (s *Server) putLocal(ctx *fasthttp.RequestCtx, p *putPlan, pool shoal.Pool,
 	}
 	b := &objhttp.Body{R: body, Want: p.length, Max: u.Reserve, Op: op, Reserved: true}
 	r := &renewingBody{r: b, srv: s, upload: u.ID, last: now}
-	var info shoal.ObjectInfo
-	var sums shoal.Sums
-	var err error
-	if sc, ok := s.opts.LocalStore.(shoal.SizedCreator); ok && p.length >= 0 {
-		info, sums, err = sc.CreateSized(s.base, u.Object, r, p.length)
-	} else {
-		info, sums, err = s.opts.LocalStore.Create(s.base, u.Object, r)
-	}
+	info, sums, err := s.storeLocal(u.Object, r, p.length)
 	if err != nil {
 		s.abortLocal(u.ID)
 		objhttp.DrainRest(ctx, b)
 		httperr.Write(ctx, shoal.E(op, p.path, err))
 		return
 	}
-	c := &shoal.Commit{Upload: u.ID, Size: info.Size, Sums: sums, MTime: info.ModTime,
-		Replicas: []shoal.Replica{{Server: s.opts.LocalServer, Object: u.Object, Size: info.Size, Sum: sums.Adler32}}}
-	if c.MTime.IsZero() {
-		c.MTime = time.Now()
-	}
+	c := s.localCommit(u.Object, info, sums)
+	c.Upload = u.ID
 	e, err := s.cat.FinishUpload(s.base, c, time.Now().Add(s.opts.URLTTL))
 	if err != nil {
 		// As a data server whose commit md refused: the object goes, the
@@ -185,6 +182,62 @@ func (s *Server) putLocal(ctx *fasthttp.RequestCtx, p *putPlan, pool shoal.Pool,
 		return
 	}
 	answerWritten(ctx, e)
+}
+
+// putLocalStaged is putLocal where no quota governs the path: the body
+// goes into the store staged, then one catalog transaction (PutFile)
+// checks the conditions and the parent again, charges any quota set in
+// the meantime (which may refuse it) and makes the file visible, and the
+// object is published. One transaction instead of two: under concurrent
+// creates the catalog's one writer is what limits them. A crash before
+// the publish leaves the object staged, and the next start publishes it
+// or removes it as the catalog says (reconcileStaged).
+func (s *Server) putLocalStaged(ctx *fasthttp.RequestCtx, st shoal.StagedCreator, p *putPlan, pool shoal.Pool, body io.Reader) {
+	const op = "PUT"
+	max := p.length
+	if max < 0 {
+		max = math.MaxInt64 // handlePut bounds a chunked body by MaxPutBody
+	}
+	b := &objhttp.Body{R: body, Want: p.length, Max: max, Op: op}
+	id := randomHex()
+	info, sums, err := st.CreateStaged(s.base, id, b, p.length)
+	if err != nil {
+		objhttp.DrainRest(ctx, b)
+		httperr.Write(ctx, shoal.E(op, p.path, err))
+		return
+	}
+	e, err := s.cat.PutFile(s.base, p.path, pool.Layout, s.localCommit(id, info, sums), p.cond, time.Now().Add(s.opts.URLTTL))
+	if err != nil {
+		s.opts.LocalStore.Remove(s.base, id)
+		httperr.Write(ctx, err)
+		return
+	}
+	if err := st.Publish(s.base, id); err != nil {
+		// Committed and durable, but not readable until a restart
+		// publishes it: the client must not take it for a success.
+		httperr.Write(ctx, shoal.E(op, p.path, err))
+		return
+	}
+	answerWritten(ctx, e)
+}
+
+// storeLocal writes r (length bytes, or unknown when < 0) as object id of
+// the local store, durably.
+func (s *Server) storeLocal(id string, r io.Reader, length int64) (shoal.ObjectInfo, shoal.Sums, error) {
+	if sc, ok := s.opts.LocalStore.(shoal.SizedCreator); ok && length >= 0 {
+		return sc.CreateSized(s.base, id, r, length)
+	}
+	return s.opts.LocalStore.Create(s.base, id, r)
+}
+
+// localCommit is the commit of object id, written to the local store.
+func (s *Server) localCommit(id string, info shoal.ObjectInfo, sums shoal.Sums) *shoal.Commit {
+	c := &shoal.Commit{Size: info.Size, Sums: sums, MTime: info.ModTime,
+		Replicas: []shoal.Replica{{Server: s.opts.LocalServer, Object: id, Size: info.Size, Sum: sums.Adler32}}}
+	if c.MTime.IsZero() {
+		c.MTime = time.Now()
+	}
+	return c
 }
 
 // abortLocal gives back what a failed local upload reserved, at once

@@ -249,6 +249,9 @@ func New(opts Options) (*Server, error) {
 	default:
 		return nil, shoal.Errorf(op, shoal.KindInvalid, "active content %q: want sandbox or attachment", opts.ActiveContent)
 	}
+	if err := reconcileStaged(context.Background(), opts.Catalog, opts.LocalStore, opts.LocalServer, opts.AuditLog); err != nil {
+		return nil, shoal.E(op, err)
+	}
 	s := &Server{
 		opts:      opts,
 		cat:       opts.Catalog,

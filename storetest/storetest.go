@@ -40,6 +40,7 @@ func Run(t *testing.T, newStore func(t *testing.T) shoal.BlobStore) {
 		{"ConcurrentCreates", testConcurrent},
 		{"OpenHead", testOpenHead},
 		{"OpenRange", testOpenRange},
+		{"Staged", testStaged},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newStore(t)) })
@@ -457,4 +458,84 @@ func testOpenRange(t *testing.T, s shoal.BlobStore) {
 	}
 	_, err = ro.OpenRange(ctx, "dead", 0, 10)
 	wantKind(t, "OpenRange of a missing object", err, shoal.KindNotFound)
+}
+
+// testStaged checks the optional shoal.StagedCreator: a staged object is
+// listed by Staged and invisible to Open and Walk until Publish, then an
+// object like any other, bytes exact; Remove drops a staged one; Publish
+// of what is not staged is KindNotFound; many concurrent stagings all
+// land.
+func testStaged(t *testing.T, s shoal.BlobStore) {
+	st, ok := s.(shoal.StagedCreator)
+	if !ok {
+		return // optional: md reserves before it creates in such stores
+	}
+	ctx := context.Background()
+	data := Data(5, 20_000)
+	info, sums, err := st.CreateStaged(ctx, "a1", bytes.NewReader(data), int64(len(data)))
+	if err != nil || info.Size != int64(len(data)) || sums.Adler32 != adler32.Checksum(data) {
+		t.Fatalf("CreateStaged: %+v %+v %v", info, sums, err)
+	}
+	if _, _, err := st.CreateStaged(ctx, "b2", bytes.NewReader(nil), -1); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Open(ctx, "a1")
+	wantKind(t, "Open of a staged object", err, shoal.KindNotFound)
+	walked := 0
+	if err := s.Walk(ctx, func(shoal.ObjectInfo) error { walked++; return nil }); err != nil || walked != 0 {
+		t.Errorf("Walk saw %d objects with only staged ones (%v)", walked, err)
+	}
+	if ids, err := st.Staged(ctx); err != nil || !sameSet(ids, "a1", "b2") {
+		t.Errorf("Staged = %v, %v; want a1 b2", ids, err)
+	}
+	if err := st.Publish(ctx, "a1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, s, "a1"); !bytes.Equal(got, data) {
+		t.Errorf("published object: %d bytes, want its %d", len(got), len(data))
+	}
+	if err := s.Remove(ctx, "b2"); err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := st.Staged(ctx); err != nil || len(ids) != 0 {
+		t.Errorf("Staged after a publish and a remove = %v, %v; want none", ids, err)
+	}
+	wantKind(t, "Publish of a removed staged object", st.Publish(ctx, "b2"), shoal.KindNotFound)
+	wantKind(t, "Publish of an object never staged", st.Publish(ctx, "c3"), shoal.KindNotFound)
+
+	const n = 32
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			d := Data(uint64(i), 1000+i)
+			if _, _, err := st.CreateStaged(ctx, fmt.Sprintf("d%03x", i), bytes.NewReader(d), int64(len(d))); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("concurrent CreateStaged: %v", err)
+	}
+	if ids, _ := st.Staged(ctx); len(ids) != n {
+		t.Errorf("%d objects staged concurrently, Staged lists %d", n, len(ids))
+	}
+}
+
+func sameSet(got []string, want ...string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, g := range got {
+		seen[g] = true
+	}
+	for _, w := range want {
+		if !seen[w] {
+			return false
+		}
+	}
+	return true
 }

@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"ConcurrentFinishUpload", testConcurrentFinish},
 		{"ConcurrentCreates", testConcurrentCreates},
 		{"CreateAnswersAsStat", testCreateAnswersAsStat},
+		{"PutFile", testPutFile},
 		{"Pools", testPools},
 		{"ReplaceReplica", testReplaceReplica},
 		{"Locks", testLocks},

@@ -147,3 +147,46 @@ func sameEntry(t *testing.T, made, read *shoal.Entry) {
 		t.Errorf("%s: the create answered\n%s\nStat reads\n%s", read.Path, a, b)
 	}
 }
+
+// testPutFile: objects no reservation announced become a file in one
+// call, checked and charged as a committed upload is; a refusal changes
+// nothing.
+func testPutFile(t *testing.T, c shoal.Catalog) {
+	mkdir(t, c, "/pf")
+	sums := shoal.Sums{Adler32: 42, MD5: []byte("0123456789abcdef")}
+	file := func(obj string, size int64) *shoal.Commit {
+		return &shoal.Commit{Size: size, Sums: sums, MTime: t0, Replicas: []shoal.Replica{{Server: "s1", Object: obj, Size: size, Sum: 42}}}
+	}
+	e := got(c.PutFile(ctx(t), "/pf/a", shoal.Layout{}, file("pf01", 10), shoal.Condition{}, grace)).must(t)
+	if e.Version != 1 || e.Size != 10 || len(e.Replicas) != 1 || e.Replicas[0].Object != "pf01" || !e.Layout.IsZero() && e.Layout != shoal.DefaultLayout {
+		t.Errorf("PutFile made %+v", e)
+	}
+	sameEntry(t, e, stat(t, c, "/pf/a"))
+	r := got(c.PutFile(ctx(t), "/pf/a", shoal.Layout{}, file("pf02", 20), shoal.Condition{IfMatch: []string{e.ETag()}}, grace)).must(t)
+	if r.Version != 2 || r.ID != e.ID || r.Replicas[0].Object != "pf02" {
+		t.Errorf("PutFile over a file made %+v", r)
+	}
+	_, err := c.PutFile(ctx(t), "/pf/a", shoal.Layout{}, file("pf03", 5), shoal.Condition{CreateOnly: true}, grace)
+	wantKind(t, "PutFile create-only on a file", err, shoal.KindPrecondition)
+	_, err = c.PutFile(ctx(t), "/pf/a", shoal.Layout{}, file("pf03", 5), shoal.Condition{IfMatch: []string{e.ETag()}}, grace)
+	wantKind(t, "PutFile with a stale If-Match", err, shoal.KindPrecondition)
+	if s := stat(t, c, "/pf/a"); s.Version != 2 || s.Replicas[0].Object != "pf02" {
+		t.Errorf("refused PutFiles changed the file: %+v", s)
+	}
+	_, err = c.PutFile(ctx(t), "/nope/a", shoal.Layout{}, file("pf04", 5), shoal.Condition{}, grace)
+	wantKind(t, "PutFile under a missing parent", err, shoal.KindConflict)
+	_, err = c.PutFile(ctx(t), "/pf", shoal.Layout{}, file("pf05", 5), shoal.Condition{}, grace)
+	wantKind(t, "PutFile onto a directory", err, shoal.KindIsDir)
+	_, err = c.PutFile(ctx(t), "/pf/b", shoal.Layout{}, &shoal.Commit{Size: 1, MTime: t0}, shoal.Condition{}, grace)
+	wantKind(t, "PutFile without replicas", err, shoal.KindInvalid)
+	wantMissing(t, c, "/nope/a", "/pf/b")
+
+	// Charged to the quotas at once: what does not fit is refused.
+	mkdir(t, c, "/pfq")
+	got(c.SetQuota(ctx(t), "/pfq", 100, 0)).must(t)
+	got(c.PutFile(ctx(t), "/pfq/a", shoal.Layout{}, file("pf06", 60), shoal.Condition{}, grace)).must(t)
+	_, err = c.PutFile(ctx(t), "/pfq/b", shoal.Layout{}, file("pf07", 41), shoal.Condition{}, grace)
+	wantKind(t, "PutFile of 41 bytes into 40 left", err, shoal.KindQuota)
+	wantMissing(t, c, "/pfq/b")
+	wantQuota(t, c, "after PutFile", "/pfq", 0)
+}
