@@ -45,6 +45,17 @@ func (p *View) ForLayout(ctx context.Context, pool shoal.Pool, degraded bool, ro
 	if err != nil {
 		return nil, err
 	}
+	chosen, err := p.choose(servers, pool, degraded, room)
+	if err != nil && p.catchUp(ctx) {
+		if servers, _, lerr := p.List(ctx); lerr == nil {
+			chosen, err = p.choose(servers, pool, degraded, room)
+		}
+	}
+	return chosen, err
+}
+
+// choose is ForLayout over servers.
+func (p *View) choose(servers []shoal.Server, pool shoal.Pool, degraded bool, room int64) ([]*shoal.Server, error) {
 	now := time.Now()
 	var cands []*shoal.Server
 	down := 0
@@ -188,8 +199,10 @@ func (p *View) LiveReplicas(ctx context.Context, e *shoal.Entry) ([]Replica, err
 	if err != nil {
 		return nil, err
 	}
-	if unknownServer(e, byID) {
-		byID = p.catchUp(ctx, byID)
+	if unknownServer(e, byID) && p.catchUp(ctx) {
+		if _, byID, err = p.List(ctx); err != nil {
+			return nil, err
+		}
 	}
 	n := len(e.Replicas)
 	if n == 0 {

@@ -176,28 +176,25 @@ func (p *View) RefreshLoop(ctx context.Context, stop <-chan struct{}) {
 	}
 }
 
-// catchUpAfter is how old a list must be before a read that names a
-// server it does not know makes md read it again: bounds the catalog
-// reads that replicas on servers removed for good can cause.
+// catchUpAfter is how old a list must be before a request that the list
+// cannot serve makes md read it again: bounds the catalog reads that
+// replicas on servers removed for good, or a pool without room, can cause.
 const catchUpAfter = 100 * time.Millisecond
 
-// catchUp returns a server list read after byID was, when byID is older
-// than catchUpAfter and the catalog works; byID otherwise. Without it an
-// md replica refused reads of files on a data server that registered
-// through another md until its next Refresh.
-func (p *View) catchUp(ctx context.Context, byID map[string]*shoal.Server) map[string]*shoal.Server {
+// catchUp reads the server list again when it is older than catchUpAfter
+// and the catalog works, and says whether it did. A read that names a
+// server the list lacks, or a write that finds too few servers, asks for
+// it: without it an md replica refused reads of files on a data server
+// that registered through another md, and writes to it, until its next
+// Refresh.
+func (p *View) catchUp(ctx context.Context) bool {
 	p.mu.Lock()
-	if p.clock.down() || time.Since(p.fetched) < catchUpAfter {
+	if p.clock.down() || p.byID == nil || time.Since(p.fetched) < catchUpAfter {
 		p.mu.Unlock()
-		return byID
+		return false
 	}
 	p.readLocked(ctx)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.byID == nil {
-		return byID
-	}
-	return p.byID
+	return true
 }
 
 // Invalidate forces the next list to ask the catalog (after a heartbeat

@@ -85,27 +85,35 @@ func TestChoices(t *testing.T) {
 }
 
 // TestReadsNameANewServer: an md replica whose server list predates a
-// data server's registration (taken by another md) serves a file on that
-// server at once, not after its next Refresh; a replica on a server the
-// catalog does not list at all is still refused.
+// data server's registration (taken by another md) places a write on
+// that server and serves a file on it at once, not after its next
+// Refresh; a replica on a server the catalog does not list at all is
+// still refused.
 func TestReadsNameANewServer(t *testing.T) {
 	ctx := context.Background()
 	v, db := newView(t)
 	other := New(db, 10*time.Second, nil) // the md that takes the heartbeat
-	if _, _, err := v.List(ctx); err != nil {
-		t.Fatal(err)
+	reader := New(db, 10*time.Second, nil)
+	for _, view := range []*View{v, reader} {
+		if _, _, err := view.List(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	time.Sleep(catchUpAfter)
 	if err := other.Heartbeat(ctx, &shoal.Server{ID: "new", URL: "http://h1:1", Pool: shoal.DefaultPool, Free: 1 << 20, Total: 1 << 30}, func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
+	pool := shoal.Pool{Name: shoal.DefaultPool, Layout: shoal.Layout{Kind: shoal.LayoutReplica, N: 1}}
+	if got, err := v.ForLayout(ctx, pool, false, 100); err != nil || len(got) != 1 || got[0].ID != "new" {
+		t.Fatalf("a write once the only server registered through another md: %v, %v", got, err)
+	}
 	e := &shoal.Entry{Path: "/f", Layout: shoal.Layout{Kind: shoal.LayoutReplica, N: 1}, Replicas: []shoal.Replica{{Server: "new", Object: "o1"}}}
-	reps, err := v.LiveReplicas(ctx, e)
+	reps, err := reader.LiveReplicas(ctx, e)
 	if err != nil || len(reps) != 1 || reps[0].URL != "http://h1:1" {
 		t.Fatalf("file on a server registered after md's list was read: %+v, %v", reps, err)
 	}
 	e.Replicas[0].Server = "gone"
-	if _, err := v.LiveReplicas(ctx, e); !shoal.IsKind(err, shoal.KindUnavailable) {
+	if _, err := reader.LiveReplicas(ctx, e); !shoal.IsKind(err, shoal.KindUnavailable) {
 		t.Errorf("file on a server the catalog does not list: %v, want KindUnavailable", err)
 	}
 }
