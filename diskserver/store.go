@@ -327,7 +327,7 @@ func (s *Store) openFile(id string) (*file, error) {
 		return nil, invalidID(op, id)
 	}
 	for _, d := range s.disks {
-		f, err := openObject(d.objectPath(id))
+		f, err := d.openObject(id)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"math"
+	"os"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -11,6 +12,7 @@ import (
 	"shoal"
 	"shoal/internal/httperr"
 	"shoal/internal/httprange"
+	"shoal/internal/netguard"
 	"shoal/internal/objhttp"
 	"shoal/placement"
 )
@@ -83,16 +85,23 @@ func (s *Server) getLocal(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
 func setObjectBody(ctx *fasthttp.RequestCtx, obj shoal.Object, off, n int64) {
 	if fo, ok := obj.(shoal.FileObject); ok {
 		f := fo.OSFile()
-		if off == 0 {
-			ctx.SetBodyStream(f, int(n)) // opened at 0: no seek
-			return
-		}
-		if _, err := f.Seek(off, io.SeekStart); err == nil {
+		if off == 0 || seekTo(f, off) { // opened at 0: no seek for a whole file
 			ctx.SetBodyStream(f, int(n))
+			// The header waits for the body's first bytes (one segment,
+			// one wakeup of the client): see netguard.FileFollows. md
+			// serves local data for GET only, never HEAD, so the body
+			// is sent.
+			netguard.FileFollows(ctx.Conn(), n)
 			return
 		}
 	}
 	ctx.SetBodyStream(readCloser{io.NewSectionReader(obj, off, n), obj}, int(n))
+}
+
+// seekTo positions f at off, where sendfile starts.
+func seekTo(f *os.File, off int64) bool {
+	_, err := f.Seek(off, io.SeekStart)
+	return err == nil
 }
 
 type readCloser struct {
