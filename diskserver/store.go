@@ -35,6 +35,7 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBufSize); retur
 type Store struct {
 	disks   []*disk
 	reserve int64
+	open    *openFiles // objects' files kept open for readers
 
 	mu       sync.Mutex
 	creating map[string]chan struct{} // ids with a Create in flight; closed when it ends
@@ -52,7 +53,7 @@ func NewStore(dirs []string, reserve int64) (*Store, error) {
 	if reserve < 0 {
 		reserve = DefaultReserveBytes
 	}
-	s := &Store{reserve: reserve, creating: map[string]chan struct{}{}}
+	s := &Store{reserve: reserve, creating: map[string]chan struct{}{}, open: newOpenFiles(maxOpenFiles)}
 	claims := map[[2]int32]*atomic.Int64{}
 	for _, dir := range dirs {
 		d, err := openDisk(dir)
@@ -299,19 +300,6 @@ func diskErrKind(err error) shoal.Kind {
 	return shoal.KindOther
 }
 
-// file is an open local object; the server sends it with sendfile.
-type file struct {
-	*os.File
-	size    int64
-	modTime time.Time
-}
-
-func (f *file) Size() int64 { return f.size }
-
-// OSFile implements shoal.FileObject: md in `shoal all` sends it with
-// sendfile as this server would.
-func (f *file) OSFile() *os.File { return f.File }
-
 // Open implements shoal.BlobStore.
 func (s *Store) Open(ctx context.Context, id string) (shoal.Object, error) {
 	f, err := s.openFile(id)
@@ -321,10 +309,15 @@ func (s *Store) Open(ctx context.Context, id string) (shoal.Object, error) {
 	return f, nil
 }
 
+// openFile opens id from the kept open files, or from its disk.
 func (s *Store) openFile(id string) (*file, error) {
 	const op = "diskserver.Open"
 	if !shoal.ValidObjectID(id) {
 		return nil, invalidID(op, id)
+	}
+	h, removals := s.open.get(id)
+	if h != nil {
+		return &file{h: h, o: s.open}, nil
 	}
 	for _, d := range s.disks {
 		f, err := d.openObject(id)
@@ -339,7 +332,8 @@ func (s *Store) openFile(id string) (*file, error) {
 			f.Close()
 			return nil, shoal.E(op, id, err)
 		}
-		return &file{File: f, size: fi.Size(), modTime: fi.ModTime()}, nil
+		h := s.open.add(id, &handle{f: f, size: fi.Size(), modTime: fi.ModTime()}, removals)
+		return &file{h: h, o: s.open}, nil
 	}
 	return nil, shoal.E(op, id, shoal.KindNotFound)
 }
@@ -350,6 +344,9 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 	if !shoal.ValidObjectID(id) {
 		return invalidID(op, id)
 	}
+	// Unlinked first, then forgotten: an open that read the file before
+	// the unlink is not kept (openFiles.add).
+	defer s.open.forget(id)
 	for _, d := range s.disks {
 		for _, p := range []string{d.objectPath(id), d.stagedPath(id)} {
 			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -150,7 +150,7 @@ type conn struct {
 	// sets and reads it (fasthttp serves a connection from one
 	// goroutine), so it needs no lock.
 	moreBelow int64
-	more      *moreWriter // writeMore's state, made at its first use
+	rw        *rawWriter // raw writes' state, made at first use (sendfile_linux.go)
 }
 
 // HeaderReceived is the fasthttp.Server hook of servers that stream
@@ -239,6 +239,9 @@ const writeChunk = 256 << 10
 // write deadline between chunks.
 func (c *conn) ReadFrom(r io.Reader) (int64, error) {
 	c.moreBelow = 0
+	if n, handled, err := c.sendBody(r); handled {
+		return n, err
+	}
 	rf, ok := c.Conn.(io.ReaderFrom)
 	if !ok || c.lim.WriteIdle <= 0 {
 		if ok {
