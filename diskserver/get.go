@@ -32,7 +32,7 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, id string) {
 		f.Close()
 		return
 	}
-	ctx.Response.Header.SetLastModified(f.modTime())
+	ctx.Response.Header.SetLastModified(f.modTime)
 	if len(rs) > 1 {
 		objhttp.SetMultipart(ctx, f, f, rs, size)
 		return

@@ -118,3 +118,46 @@ func TestOpenStraddlingRemoveNotKept(t *testing.T) {
 		t.Error("its reader done, the file is still open")
 	}
 }
+
+// TestKeptFileDeletedBehindTheStore: an object file deleted or replaced
+// by something other than Remove (a lost disk, an operator, a test of
+// scrub) is seen as such at the next open, as if no file were kept.
+func TestKeptFileDeletedBehindTheStore(t *testing.T) {
+	dir := t.TempDir()
+	s, err := NewStore([]string{dir}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, id := range []string{"d0", "d1"} {
+		if _, _, err := s.Create(ctx, id, bytes.NewReader([]byte("object "+id))); err != nil {
+			t.Fatal(err)
+		}
+		o, err := s.Open(ctx, id) // now kept
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Close()
+	}
+	if err := os.Remove(s.disks[0].objectPath("d0")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Open(ctx, "d0"); !shoal.IsKind(err, shoal.KindNotFound) {
+		t.Errorf("Open of an object file deleted behind the store: %v, want not found", err)
+	}
+	p := s.disks[0].objectPath("d1")
+	if err := os.WriteFile(p+".new", []byte("replaced!"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(p+".new", p); err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.Open(ctx, "d1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if got, _ := io.ReadAll(io.NewSectionReader(o, 0, o.Size())); string(got) != "replaced!" {
+		t.Errorf("Open of an object file replaced behind the store read %q", got)
+	}
+}

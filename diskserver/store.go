@@ -317,7 +317,11 @@ func (s *Store) openFile(id string) (*file, error) {
 	}
 	h, removals := s.open.get(id)
 	if h != nil {
-		return &file{h: h, o: s.open}, nil
+		if fi, err := h.f.Stat(); err == nil && stillLinked(fi) {
+			return &file{h: h, o: s.open, size: fi.Size(), modTime: fi.ModTime()}, nil
+		}
+		s.open.drop(id, h) // deleted behind our back: open it by name, as if never kept
+		_, removals = s.open.get(id)
 	}
 	for _, d := range s.disks {
 		f, err := d.openObject(id)
@@ -332,8 +336,8 @@ func (s *Store) openFile(id string) (*file, error) {
 			f.Close()
 			return nil, shoal.E(op, id, err)
 		}
-		h := s.open.add(id, &handle{f: f, size: fi.Size(), modTime: fi.ModTime()}, removals)
-		return &file{h: h, o: s.open}, nil
+		h := s.open.add(id, &handle{f: f}, removals)
+		return &file{h: h, o: s.open, size: fi.Size(), modTime: fi.ModTime()}, nil
 	}
 	return nil, shoal.E(op, id, shoal.KindNotFound)
 }
