@@ -17,6 +17,3 @@ func openObjectAt(dir *os.File, name string) (*os.File, error) {
 
 // openObjectsDir holds nothing where objects are opened by path.
 func openObjectsDir(path string) (*os.File, error) { return nil, nil }
-
-// stillLinked cannot tell here: a kept file counts as linked.
-func stillLinked(fi os.FileInfo) bool { return true }

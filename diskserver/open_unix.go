@@ -4,7 +4,6 @@ package diskserver
 
 import (
 	"os"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -43,12 +42,4 @@ func openObjectAt(dir *os.File, name string) (*os.File, error) {
 // it when a Store is dropped, as tests do).
 func openObjectsDir(path string) (*os.File, error) {
 	return openObject(path)
-}
-
-// stillLinked reports whether a kept object file still has a name: an
-// object file deleted behind the store's back (or replaced by another
-// file) has none.
-func stillLinked(fi os.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return !ok || st.Nlink > 0
 }

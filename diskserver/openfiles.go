@@ -14,11 +14,14 @@ import (
 // so an open file is its content: readers use it only at explicit
 // offsets (pread, sendfile with an offset), never its position. Remove
 // drops an object's entry (its file is closed when its last reader is
-// done, which frees its space). Every open of a kept file checks with
-// fstat that it is still linked (stillLinked): a file deleted or replaced
-// behind the store's back (a lost disk, an operator, a scrub test) is
-// dropped and the object opened by name again, so readers see the disk
-// as it is, as without the cache.
+// done, which frees its space). Every open of a kept file checks with one
+// stat of the object's name (relative to the held objects/ directory:
+// statName) that the name still leads to that file: a file deleted or
+// replaced behind the store's back (a lost disk, an operator, a scrub
+// test) is dropped and the object opened by name again, so readers see
+// the disk as it is, as without the cache. A still-staged name (a link to
+// the same file) does not count. Files are kept on Linux only (other
+// platforms open by name every time).
 type openFiles struct {
 	mu       sync.Mutex
 	m        map[string]*handle
@@ -35,8 +38,10 @@ const maxOpenFiles = 1024
 // handle is one object's open file.
 type handle struct {
 	f    *os.File
-	refs int  // readers holding it; under openFiles.mu
-	kept bool // in the map; once out, the last reader closes it
+	d    *disk   // where it was opened
+	key  fileKey // which file it is
+	refs int     // readers holding it; under openFiles.mu
+	kept bool    // in the map; once out, the last reader closes it
 }
 
 func newOpenFiles(max int) *openFiles {

@@ -139,6 +139,11 @@ func TestKeptFileDeletedBehindTheStore(t *testing.T) {
 		}
 		o.Close()
 	}
+	// Another name of the file (as a staged name lingers after publish)
+	// does not make the object's own name present.
+	if err := os.Link(s.disks[0].objectPath("d0"), filepath.Join(dir, "other-name")); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Remove(s.disks[0].objectPath("d0")); err != nil {
 		t.Fatal(err)
 	}

@@ -317,10 +317,14 @@ func (s *Store) openFile(id string) (*file, error) {
 	}
 	h, removals := s.open.get(id)
 	if h != nil {
-		if fi, err := h.f.Stat(); err == nil && stillLinked(fi) {
-			return &file{h: h, o: s.open, size: fi.Size(), modTime: fi.ModTime()}, nil
+		// The name still leads to the kept file? Else it was deleted or
+		// replaced behind the store's back: open it by name, as if never
+		// kept.
+		key, size, mtime, err := h.d.statName(id)
+		if err == nil && key == h.key {
+			return &file{h: h, o: s.open, size: size, modTime: mtime}, nil
 		}
-		s.open.drop(id, h) // deleted behind our back: open it by name, as if never kept
+		s.open.drop(id, h)
 		_, removals = s.open.get(id)
 	}
 	for _, d := range s.disks {
@@ -336,7 +340,13 @@ func (s *Store) openFile(id string) (*file, error) {
 			f.Close()
 			return nil, shoal.E(op, id, err)
 		}
-		h := s.open.add(id, &handle{f: f}, removals)
+		h := &handle{f: f, d: d}
+		if key, ok := keyOf(fi); ok {
+			h.key = key
+			h = s.open.add(id, h, removals)
+		} else {
+			h.refs = 1 // not kept: this platform cannot check a kept file's name
+		}
 		return &file{h: h, o: s.open, size: fi.Size(), modTime: fi.ModTime()}, nil
 	}
 	return nil, shoal.E(op, id, shoal.KindNotFound)
