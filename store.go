@@ -75,10 +75,12 @@ type RangeOpener interface {
 }
 
 // FileObject is an optional Object method for objects kept whole in a
-// local file: the open file itself, at offset 0, which a server that
-// hands it unwrapped to its connection sends with sendfile(2) (zero
-// copy). Closing the file closes the object. md serves `shoal all`'s own
-// objects this way (see md.Options.LocalStore).
+// local file: that file, which a server sends with sendfile(2) (zero
+// copy). The file may be shared by every reader of the object at once
+// (diskserver keeps objects' files open): read it at explicit offsets
+// only (ReadAt, sendfile with an offset, as netguard.FileBody does),
+// never through its position, and never close it: Close the Object. md
+// serves `shoal all`'s own objects this way (see md.Options.LocalStore).
 type FileObject interface {
 	OSFile() *os.File
 }

@@ -19,6 +19,11 @@ type disk struct {
 	flat    bool         // objects/ab/<id>, every fan-out directory made in advance
 	unnamed bool         // its filesystem has unnamed temp files (see tempFile)
 	temps   atomic.Int64 // temp files open: uploads being written
+	// objects is objects/ held open, so that a GET opens its object by
+	// a name relative to it (see openObjectAt): the kernel then looks up
+	// two names, not every component of the data directory's path. nil
+	// where the platform opens by path.
+	objects *os.File
 	// claimed is what the uploads in flight on this disk's filesystem
 	// (shared by the disks on one filesystem) still have to write of
 	// their declared lengths: room promised to them, not yet used.
@@ -65,12 +70,20 @@ func openDisk(dir string) (*disk, error) {
 		}
 	}
 	d.unnamed = probeUnnamed(filepath.Join(dir, tmpDir))
+	if d.objects, err = openObjectsDir(filepath.Join(dir, objectsDir)); err != nil {
+		return nil, shoal.E(op, dir, err)
+	}
 	return d, nil
 }
 
 // fanout returns the two directory levels of id: "ab", "cd" for "abcd…";
 // short ids are padded with '0' (the file name keeps the real id).
 func fanout(id string) (string, string) {
+	b := fanoutBytes(id)
+	return string(b[0:2]), string(b[2:4])
+}
+
+func fanoutBytes(id string) [4]byte {
 	var b [4]byte
 	for i := range b {
 		b[i] = '0'
@@ -78,7 +91,7 @@ func fanout(id string) (string, string) {
 			b[i] = id[i]
 		}
 	}
-	return string(b[0:2]), string(b[2:4])
+	return b
 }
 
 func (d *disk) objectDir(id string) string {
@@ -113,6 +126,26 @@ func (d *disk) makeObjectDir(id string) error {
 
 func (d *disk) objectPath(id string) string {
 	return filepath.Join(d.objectDir(id), id)
+}
+
+// relPath is id's path under objects/ ("ab/<id>", or "ab/cd/<id>" in the
+// older layout), built in one allocation.
+func (d *disk) relPath(id string) string {
+	var b [6 + 64]byte
+	f := fanoutBytes(id)
+	p := append(b[:0], f[0], f[1], '/')
+	if !d.flat {
+		p = append(p, f[2], f[3], '/')
+	}
+	return string(append(p, id...))
+}
+
+// openObject opens id's file on d for reading.
+func (d *disk) openObject(id string) (*os.File, error) {
+	if d.objects != nil {
+		return openObjectAt(d.objects, d.relPath(id))
+	}
+	return openObject(d.objectPath(id))
 }
 
 // statfs reports the bytes available to us and the filesystem size, and the

@@ -1,11 +1,10 @@
 package diskserver
 
 import (
-	"io"
-
 	"github.com/valyala/fasthttp"
 
 	"shoal/internal/httperr"
+	"shoal/internal/netguard"
 	"shoal/internal/objhttp"
 )
 
@@ -13,36 +12,34 @@ import (
 // several (206 multipart/byteranges); a bad Range is answered by
 // objhttp.StartRead (400 malformed, 416 unsatisfiable).
 //
-// The body is handed to fasthttp as the *os.File itself with an exact
-// Content-Length. fasthttp (v1.78 http.go: writeBodyFixedSize →
-// copyZeroAlloc → fixedSizeBodyWriter.ReadFrom) flushes its buffer and
-// calls bufio.Writer.ReadFrom with an io.LimitedReader around the file,
-// which goes to net.TCPConn.ReadFrom, i.e. sendfile(2). A single range
-// gets the same path: the file is positioned at the range's start and the
-// Content-Length bounds it.
+// The body is a netguard.FileBody of the object's file (shared with its
+// other readers: see openFiles) with an exact Content-Length. fasthttp
+// (v1.78 http.go: writeBodyFixedSize → fixedSizeBodyWriter.ReadFrom →
+// bufio.Writer.ReadFrom) fills the rest of its write buffer behind the
+// header from it, then hands the rest to the connection's ReadFrom, which
+// netguard answers with sendfile(2) at the body's offset; the header goes
+// out with MSG_MORE (netguard.FileFollows), so header and body leave
+// together.
 func (s *Server) serveGet(ctx *fasthttp.RequestCtx, id string) {
 	f, err := s.store.openFile(id)
 	if err != nil {
 		httperr.Write(ctx, err)
 		return
 	}
-	rs, ok := objhttp.StartRead(ctx, f.size)
+	size := f.Size()
+	rs, ok := objhttp.StartRead(ctx, size)
 	if !ok {
 		f.Close()
 		return
 	}
 	ctx.Response.Header.SetLastModified(f.modTime)
 	if len(rs) > 1 {
-		objhttp.SetMultipart(ctx, f, f, rs, f.size)
+		objhttp.SetMultipart(ctx, f, f, rs, size)
 		return
 	}
-	start, end := objhttp.Span(rs, f.size)
-	if start > 0 {
-		if _, err := f.Seek(start, io.SeekStart); err != nil {
-			f.Close()
-			httperr.Write(ctx, err)
-			return
-		}
+	start, end := objhttp.Span(rs, size)
+	ctx.SetBodyStream(netguard.NewFileBody(f.OSFile(), start, end-start, f), int(end-start))
+	if !ctx.IsHead() {
+		netguard.FileFollows(ctx.Conn(), end-start)
 	}
-	ctx.SetBodyStream(f.File, int(end-start))
 }

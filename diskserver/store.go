@@ -35,6 +35,7 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBufSize); retur
 type Store struct {
 	disks   []*disk
 	reserve int64
+	open    *openFiles // objects' files kept open for readers
 
 	mu       sync.Mutex
 	creating map[string]chan struct{} // ids with a Create in flight; closed when it ends
@@ -52,7 +53,7 @@ func NewStore(dirs []string, reserve int64) (*Store, error) {
 	if reserve < 0 {
 		reserve = DefaultReserveBytes
 	}
-	s := &Store{reserve: reserve, creating: map[string]chan struct{}{}}
+	s := &Store{reserve: reserve, creating: map[string]chan struct{}{}, open: newOpenFiles(maxOpenFiles)}
 	claims := map[[2]int32]*atomic.Int64{}
 	for _, dir := range dirs {
 		d, err := openDisk(dir)
@@ -299,19 +300,6 @@ func diskErrKind(err error) shoal.Kind {
 	return shoal.KindOther
 }
 
-// file is an open local object; the server sends it with sendfile.
-type file struct {
-	*os.File
-	size    int64
-	modTime time.Time
-}
-
-func (f *file) Size() int64 { return f.size }
-
-// OSFile implements shoal.FileObject: md in `shoal all` sends it with
-// sendfile as this server would.
-func (f *file) OSFile() *os.File { return f.File }
-
 // Open implements shoal.BlobStore.
 func (s *Store) Open(ctx context.Context, id string) (shoal.Object, error) {
 	f, err := s.openFile(id)
@@ -321,13 +309,26 @@ func (s *Store) Open(ctx context.Context, id string) (shoal.Object, error) {
 	return f, nil
 }
 
+// openFile opens id from the kept open files, or from its disk.
 func (s *Store) openFile(id string) (*file, error) {
 	const op = "diskserver.Open"
 	if !shoal.ValidObjectID(id) {
 		return nil, invalidID(op, id)
 	}
+	h, removals := s.open.get(id)
+	if h != nil {
+		// The name still leads to the kept file? Else it was deleted or
+		// replaced behind the store's back: open it by name, as if never
+		// kept.
+		key, size, mtime, err := h.d.statName(id)
+		if err == nil && key == h.key {
+			return &file{h: h, o: s.open, size: size, modTime: mtime}, nil
+		}
+		s.open.drop(id, h)
+		_, removals = s.open.get(id)
+	}
 	for _, d := range s.disks {
-		f, err := openObject(d.objectPath(id))
+		f, err := d.openObject(id)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -339,7 +340,14 @@ func (s *Store) openFile(id string) (*file, error) {
 			f.Close()
 			return nil, shoal.E(op, id, err)
 		}
-		return &file{File: f, size: fi.Size(), modTime: fi.ModTime()}, nil
+		h := &handle{f: f, d: d}
+		if key, ok := keyOf(fi); ok {
+			h.key = key
+			h = s.open.add(id, h, removals)
+		} else {
+			h.refs = 1 // not kept: this platform cannot check a kept file's name
+		}
+		return &file{h: h, o: s.open, size: fi.Size(), modTime: fi.ModTime()}, nil
 	}
 	return nil, shoal.E(op, id, shoal.KindNotFound)
 }
@@ -350,6 +358,9 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 	if !shoal.ValidObjectID(id) {
 		return invalidID(op, id)
 	}
+	// Unlinked first, then forgotten: an open that read the file before
+	// the unlink is not kept (openFiles.add).
+	defer s.open.forget(id)
 	for _, d := range s.disks {
 		for _, p := range []string{d.objectPath(id), d.stagedPath(id)} {
 			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {

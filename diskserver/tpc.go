@@ -11,6 +11,7 @@ import (
 
 	"shoal"
 	"shoal/internal/httperr"
+	"shoal/internal/netguard"
 	"shoal/internal/objhttp"
 	"shoal/sign"
 	"shoal/tpc"
@@ -125,7 +126,7 @@ func (s *Server) tpcPush(ctx *fasthttp.RequestCtx, req *tpc.Request, id string, 
 		httperr.Write(ctx, err)
 		return
 	}
-	have := f.size
+	have := f.Size()
 	f.Close()
 	if have != size {
 		httperr.Write(ctx, shoal.Errorf(op, shoal.KindCorrupt, "object %s has %d bytes, its file %d", id, have, size))
@@ -136,7 +137,7 @@ func (s *Server) tpcPush(ctx *fasthttp.RequestCtx, req *tpc.Request, id string, 
 		if err != nil {
 			return nil, err
 		}
-		return f.File, nil
+		return netguard.NewFileBody(f.OSFile(), 0, f.Size(), f), nil
 	}}
 	s.opts.TPC.Serve(ctx, tpc.ModePush, req.Remote, func(c context.Context, p *tpc.Progress) error {
 		return s.opts.TPC.Push(c, req, src, p)

@@ -11,6 +11,7 @@ import (
 	"shoal"
 	"shoal/internal/httperr"
 	"shoal/internal/httprange"
+	"shoal/internal/netguard"
 	"shoal/internal/objhttp"
 	"shoal/placement"
 )
@@ -76,21 +77,19 @@ func (s *Server) getLocal(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
 }
 
 // setObjectBody sends n bytes of obj from off. An object in a local file
-// is handed to fasthttp as the *os.File itself, with its exact length:
-// fasthttp then writes it with the connection's ReadFrom, which is
-// sendfile(2) (netguard keeps that path; see diskserver/get.go). fasthttp
-// closes the body after sending it.
+// is sent as the data servers send it (diskserver/get.go): a
+// netguard.FileBody with its exact length, which fasthttp writes through
+// the connection's ReadFrom, i.e. sendfile(2) at the body's offset, the
+// header leaving with the body's first bytes (netguard.FileFollows: md
+// serves local data for GET only, never HEAD, so the body is sent). The
+// file is the object's, shared with its other readers: never read
+// through its position. fasthttp closes the body, and so the object,
+// after sending it.
 func setObjectBody(ctx *fasthttp.RequestCtx, obj shoal.Object, off, n int64) {
 	if fo, ok := obj.(shoal.FileObject); ok {
-		f := fo.OSFile()
-		if off == 0 {
-			ctx.SetBodyStream(f, int(n)) // opened at 0: no seek
-			return
-		}
-		if _, err := f.Seek(off, io.SeekStart); err == nil {
-			ctx.SetBodyStream(f, int(n))
-			return
-		}
+		ctx.SetBodyStream(netguard.NewFileBody(fo.OSFile(), off, n, obj), int(n))
+		netguard.FileFollows(ctx.Conn(), n)
+		return
 	}
 	ctx.SetBodyStream(readCloser{io.NewSectionReader(obj, off, n), obj}, int(n))
 }

@@ -34,6 +34,7 @@ func Run(t *testing.T, newStore func(t *testing.T) shoal.BlobStore) {
 		{"Duplicate", testDuplicate},
 		{"Missing", testMissing},
 		{"RemoveIdempotent", testRemove},
+		{"RemoveThenRecreate", testRecreate},
 		{"FailingReader", testFailingReader},
 		{"Walk", testWalk},
 		{"Space", testSpace},
@@ -249,6 +250,31 @@ func testRemove(t *testing.T, s shoal.BlobStore) {
 	}
 	// The id is free again.
 	create(t, s, "f00d", []byte("again"))
+}
+
+// testRecreate: an id read, removed and created again reads as its new
+// bytes, even while a reader of the old object is still open (a store
+// that keeps objects open for their readers must drop them on Remove).
+func testRecreate(t *testing.T, s shoal.BlobStore) {
+	ctx := context.Background()
+	create(t, s, "cafe01", []byte("the first object"))
+	if got := readAll(t, s, "cafe01"); string(got) != "the first object" {
+		t.Fatalf("read %q", got)
+	}
+	held, err := s.Open(ctx, "cafe01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	if err := s.Remove(ctx, "cafe01"); err != nil {
+		t.Fatal(err)
+	}
+	create(t, s, "cafe01", []byte("its successor, longer"))
+	for range 2 {
+		if got := readAll(t, s, "cafe01"); string(got) != "its successor, longer" {
+			t.Fatalf("after Remove and Create, read %q", got)
+		}
+	}
 }
 
 func testFailingReader(t *testing.T, s shoal.BlobStore) {

@@ -144,6 +144,13 @@ type conn struct {
 	idleRead atomic.Bool // BodyIdle called and no SetReadDeadline since
 	release  func()
 	once     sync.Once
+
+	// moreBelow, set by FileFollows: the next write shorter than this is
+	// a header that a sendfile follows. The connection's own goroutine
+	// sets and reads it (fasthttp serves a connection from one
+	// goroutine), so it needs no lock.
+	moreBelow int64
+	rw        *rawWriter // raw writes' state, made at first use (sendfile_linux.go)
 }
 
 // HeaderReceived is the fasthttp.Server hook of servers that stream
@@ -201,6 +208,12 @@ func (c *conn) SetDeadline(t time.Time) error {
 }
 
 func (c *conn) Write(b []byte) (int, error) {
+	if c.moreBelow > 0 && c.takeMore(b) {
+		if c.lim.WriteIdle > 0 {
+			c.Conn.SetWriteDeadline(time.Now().Add(c.lim.WriteIdle))
+		}
+		return c.writeMore(b) // a header: shorter than one chunk
+	}
 	if c.lim.WriteIdle <= 0 {
 		return c.Conn.Write(b)
 	}
@@ -225,6 +238,10 @@ const writeChunk = 256 << 10
 // io.LimitedReader of one, as fasthttp sends a Range) while renewing the
 // write deadline between chunks.
 func (c *conn) ReadFrom(r io.Reader) (int64, error) {
+	c.moreBelow = 0
+	if n, handled, err := c.sendBody(r); handled {
+		return n, err
+	}
 	rf, ok := c.Conn.(io.ReaderFrom)
 	if !ok || c.lim.WriteIdle <= 0 {
 		if ok {

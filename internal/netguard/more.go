@@ -1,0 +1,36 @@
+package netguard
+
+import "net"
+
+// A response whose body is sent from a file goes out as two writes: the
+// header, flushed by fasthttp, then the body with sendfile(2). On a
+// connection with TCP_NODELAY (Go's default) each leaves at once, so the
+// client gets the header in a segment of its own and wakes twice per
+// response; over loopback the server also pays the whole receive path of
+// that extra segment. MSG_MORE on the header's write holds it in the
+// socket until the sendfile that follows, and header and body leave
+// together, without the syscalls TCP_CORK would add (one to set, one to
+// clear).
+
+// FileFollows tells c, a connection from a Listener, that the response
+// being answered has a body of n bytes that will be sent from a file. The
+// next write on c shorter than n bytes (the header, flushed ahead of the
+// sendfile) is then sent with MSG_MORE; a write of n bytes or more holds
+// the whole body and is sent as usual. The mark is used by the next write
+// or sendfile, whichever comes first. Call it only when the body really
+// is that file: should nothing follow the held header, the kernel sends
+// it on its own only after about 200 ms. Other connections (TLS, which
+// never sends a file, or one not from a Listener) ignore it.
+func FileFollows(c net.Conn, n int64) {
+	if g, ok := c.(*conn); ok && n > 0 {
+		g.moreBelow = n
+	}
+}
+
+// takeMore reports whether a write of b is a header that a file's bytes
+// follow, and clears the mark.
+func (c *conn) takeMore(b []byte) bool {
+	m := c.moreBelow
+	c.moreBelow = 0
+	return m > 0 && int64(len(b)) < m && len(b) <= writeChunk
+}
