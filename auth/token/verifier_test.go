@@ -309,7 +309,9 @@ func TestIssuerDownKeepsKeys(t *testing.T) {
 // refetch; another unknown kid within KidRefetch does not fetch again.
 func TestKeyRotation(t *testing.T) {
 	is := testissuer.New(t)
-	const interval = 400 * time.Millisecond
+	// Long enough to make an RSA key and five verifications within it on
+	// a loaded box (400 ms was not, in CI: the refetch was allowed again).
+	const interval = 2 * time.Second
 	v := newVerifier(t, Config{KidRefetch: interval}, is)
 	if _, err := verify(v, is.Mint(t, is.WLCG("a", testAud, "storage.read:/"))); err != nil {
 		t.Fatal(err)
