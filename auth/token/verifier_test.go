@@ -280,7 +280,8 @@ func TestCacheBounded(t *testing.T) {
 // while the issuer is down (past the refresh interval), until KeyKeep.
 func TestIssuerDownKeepsKeys(t *testing.T) {
 	is := testissuer.New(t)
-	v := newVerifier(t, Config{KeyRefresh: 50 * time.Millisecond, KeyKeep: 600 * time.Millisecond, KidRefetch: 20 * time.Millisecond}, is)
+	// KeyKeep leaves a loaded box room for the three verifications below.
+	v := newVerifier(t, Config{KeyRefresh: 50 * time.Millisecond, KeyKeep: 2 * time.Second, KidRefetch: 20 * time.Millisecond}, is)
 	if _, err := verify(v, is.Mint(t, is.WLCG("a", testAud, "storage.read:/"))); err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +294,7 @@ func TestIssuerDownKeepsKeys(t *testing.T) {
 		}
 		time.Sleep(30 * time.Millisecond)
 	}
-	time.Sleep(time.Until(fetchedAt.Add(700 * time.Millisecond)))
+	time.Sleep(time.Until(fetchedAt.Add(2100 * time.Millisecond)))
 	_, err := verify(v, is.Mint(t, is.WLCG("c", testAud, "storage.read:/")))
 	if !shoal.IsKind(err, shoal.KindUnavailable) {
 		t.Fatalf("issuer down past KeyKeep: %v, want unavailable", err)
