@@ -194,8 +194,8 @@ func (e *env) get(path string, hdr map[string]string) resp {
 }
 
 // snapshot describes the whole namespace (entries, versions, dead
-// properties) and the objects on disk, to check that a refused request
-// changed nothing.
+// properties) and the objects on disk, staged ones included, to check
+// that a refused request changed nothing.
 func (e *env) snapshot() string {
 	e.t.Helper()
 	ctx := context.Background()
@@ -219,6 +219,15 @@ func (e *env) snapshot() string {
 		lines = append(lines, "obj "+o.ID)
 		return nil
 	})
+	// Objects md wrote staged and neither published nor removed: Walk
+	// does not see them.
+	staged, err := e.ds.Store().Staged(ctx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, id := range staged {
+		lines = append(lines, "staged "+id)
+	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
 }

@@ -3,6 +3,9 @@ package md
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,5 +58,63 @@ func TestReconcileStaged(t *testing.T) {
 	}
 	if _, err := st.Open(ctx, "dead"); !shoal.IsKind(err, shoal.KindNotFound) {
 		t.Errorf("the uncommitted object after reconciling: %v, want it removed", err)
+	}
+}
+
+// TestStagedRefusedAtCommit: a local PUT whose conditions held when md
+// planned it but not at its commit (If-None-Match: * and the file
+// created meanwhile) is 412, and its staged object is removed: nothing
+// is left on the data server, staged or published.
+func TestStagedRefusedAtCommit(t *testing.T) {
+	e := newEnvLocal(t, DataAuto, true)
+	before := e.snapshot()
+	// A body larger than every buffer between the client and md's
+	// handler: once the client has sent all but its last byte, md has
+	// planned the PUT (checked If-None-Match) and is reading the body.
+	const size = 64<<20 + 1
+	pr, pw := io.Pipe()
+	req, err := http.NewRequest("PUT", e.url+"/race", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = size
+	req.Header.Set("If-None-Match", "*")
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := e.http.Do(req)
+		if err != nil {
+			done <- answer{err: err}
+			return
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		done <- answer{status: res.StatusCode, body: string(b)}
+	}()
+	chunk := bytes.Repeat([]byte("s"), 1<<20)
+	for range (size - 1) / len(chunk) {
+		if _, err := pw.Write(chunk); err != nil {
+			t.Fatalf("body: %v (%v)", err, <-done)
+		}
+	}
+	e.do("PUT", "/race", nil, []byte("x")).want(t, "the create that wins", 201, "")
+	pw.Write([]byte("s"))
+	pw.Close()
+	a := <-done
+	if a.err != nil || a.status != 412 {
+		t.Fatalf("PUT refused at commit: %d %q %v, want 412", a.status, a.body, a.err)
+	}
+	// The catalog's refusal, not planPut's ("exists (If-None-Match: *)"):
+	// the object was written and staged before it.
+	if !strings.Contains(a.body, "/race exists") {
+		t.Errorf("412 %q: not the commit's refusal", a.body)
+	}
+	e.do("DELETE", "/race", nil, nil).want(t, "DELETE the winner", 204, "")
+	if after := e.snapshot(); after != before {
+		t.Errorf("a PUT refused at commit left something:\nbefore %s\nafter %s", before, after)
 	}
 }
