@@ -50,7 +50,8 @@ func (d *disk) stage(id string, tmp *tempFile, size int64, sums shoal.Sums) (sho
 // Publish implements shoal.StagedCreator: a link into objects/ (which,
 // unlike a rename, never replaces an object), not fsync'd: a crash that
 // loses it leaves the object staged, and Staged's caller publishes it
-// again. The staged name goes once the link is durable (unstage).
+// again. The staged name goes later, in the background, once the link is
+// durable (unstage).
 func (s *Store) Publish(ctx context.Context, id string) error {
 	const op = "diskserver.Publish"
 	if !shoal.ValidObjectID(id) {
@@ -68,9 +69,7 @@ func (s *Store) Publish(ctx context.Context, id string) error {
 		if err := os.Link(src, d.objectPath(id)); err != nil && !errors.Is(err, fs.ErrExist) {
 			return shoal.E(op, id, err)
 		}
-		if err := d.unstage(id); err != nil {
-			return shoal.E(op, id, err)
-		}
+		d.unstaging.add(d, id)
 		return nil
 	}
 	return shoal.E(op, id, shoal.KindNotFound)
@@ -84,12 +83,7 @@ func (s *Store) Staged(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return nil, shoal.E("diskserver.Staged", d.dir, err)
 		}
-		d.unstaging.mu.Lock()
-		published := make(map[string]bool, len(d.unstaging.ids))
-		for _, id := range d.unstaging.ids {
-			published[id] = true
-		}
-		d.unstaging.mu.Unlock()
+		published := d.unstaging.published()
 		for _, e := range entries {
 			if shoal.ValidObjectID(e.Name()) && !published[e.Name()] {
 				ids = append(ids, e.Name())
@@ -102,35 +96,105 @@ func (s *Store) Staged(ctx context.Context) ([]string, error) {
 // Published objects keep their staged name until their link into
 // objects/ is durable: removing it first could, on a filesystem that
 // reorders metadata, leave the object with no name after a crash. The
-// names go in batches, after one sync of the filesystem (syncObjects),
-// so that a create pays no fsync of its fan-out directory.
+// names go in batches, after one sync of the filesystem (syncObjects), in
+// the background: a create pays neither an fsync of its fan-out
+// directory nor, every unstageBatch creates, the wait for a syncfs.
 const (
 	unstageBatch = 256
-	unstageEvery = time.Second
+	unstageEvery = time.Second // the longest a quiet disk keeps a name
 )
 
-// unstaging is the published objects of a disk whose staged names remain.
+// unstaging is the published objects of a disk whose staged names remain:
+// queued (ids), or being removed by the one background drop (dropping).
 type unstaging struct {
-	mu   sync.Mutex
-	ids  []string
-	last time.Time
+	mu       sync.Mutex
+	ids      []string
+	dropping []string
+	busy     bool        // a drop runs
+	timer    *time.Timer // drops the queue unstageEvery after it began
+	done     sync.WaitGroup
 }
 
-// unstage queues id's staged name for removal, and removes the queue's
-// when it is full or a second old.
-func (d *disk) unstage(id string) error {
-	u := &d.unstaging
+// add queues id's staged name for removal: at once in the background when
+// the queue is full, else within unstageEvery.
+func (u *unstaging) add(d *disk, id string) {
 	u.mu.Lock()
+	defer u.mu.Unlock()
 	u.ids = append(u.ids, id)
-	now := time.Now()
-	if len(u.ids) < unstageBatch && now.Sub(u.last) < unstageEvery {
-		u.mu.Unlock()
-		return nil
+	switch {
+	case len(u.ids) >= unstageBatch:
+		u.startLocked(d)
+	case u.timer == nil:
+		u.timer = time.AfterFunc(unstageEvery, func() {
+			u.mu.Lock()
+			defer u.mu.Unlock()
+			u.timer = nil
+			u.startLocked(d)
+		})
 	}
-	ids := u.ids
-	u.ids, u.last = nil, now
+}
+
+// startLocked starts a background drop of the queue unless one runs (it
+// starts the next itself when it ends with a full queue).
+func (u *unstaging) startLocked(d *disk) {
+	if u.busy || len(u.ids) == 0 {
+		return
+	}
+	batch := u.ids
+	u.busy, u.dropping, u.ids = true, batch, nil
+	u.done.Add(1)
+	go func() {
+		defer u.done.Done()
+		err := d.dropStaged(batch)
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		if err != nil {
+			// Kept for the next drop, FlushStaged or, after a crash, the
+			// next start's reconcile, which publishes them again: no timer,
+			// so that a failing disk is not retried every second forever.
+			u.ids = append(batch, u.ids...)
+		}
+		u.busy, u.dropping = false, nil
+		if err == nil && len(u.ids) >= unstageBatch {
+			u.startLocked(d)
+		}
+	}()
+}
+
+// published is the set of queued and dropping IDs: published objects.
+func (u *unstaging) published() map[string]bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	out := make(map[string]bool, len(u.ids)+len(u.dropping))
+	for _, id := range u.ids {
+		out[id] = true
+	}
+	for _, id := range u.dropping {
+		out[id] = true
+	}
+	return out
+}
+
+// flush removes every queued staged name now, after any background drop.
+func (u *unstaging) flush(d *disk) error {
+	u.mu.Lock()
+	if u.timer != nil {
+		u.timer.Stop() // one that fired already finds the queue empty
+		u.timer = nil
+	}
 	u.mu.Unlock()
-	return d.dropStaged(ids)
+	u.done.Wait()
+	u.mu.Lock()
+	ids := u.ids
+	u.ids = nil
+	u.mu.Unlock()
+	if err := d.dropStaged(ids); err != nil {
+		u.mu.Lock()
+		u.ids = append(ids, u.ids...)
+		u.mu.Unlock()
+		return err
+	}
+	return nil
 }
 
 // dropStaged removes the staged names of published objects ids once
@@ -158,11 +222,7 @@ func (d *disk) dropStaged(ids []string) error {
 // clean shutdown: the next start then finds nothing staged).
 func (s *Store) FlushStaged() error {
 	for _, d := range s.disks {
-		d.unstaging.mu.Lock()
-		ids := d.unstaging.ids
-		d.unstaging.ids = nil
-		d.unstaging.mu.Unlock()
-		if err := d.dropStaged(ids); err != nil {
+		if err := d.unstaging.flush(d); err != nil {
 			return shoal.E("diskserver.FlushStaged", d.dir, err)
 		}
 	}
