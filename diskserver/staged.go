@@ -29,8 +29,12 @@ func (d *disk) stagedPath(id string) string {
 	return filepath.Join(d.dir, stagedDir, id)
 }
 
-// stage names the written, synced tmp staged/<id>, durably. Many concurrent
-// creates share the fsync of staged/ (groupSync).
+// stage names the written tmp staged/<id>, durably: its bytes and its
+// name. The name comes before the file's fsync, which so also makes the
+// file's new link count durable (on a filesystem without a journal, a
+// directory's fsync does not write the inode it names). Many concurrent
+// creates share the fsync of staged/ (groupSync). A crash before both
+// leaves a staged object no commit names, which the next start removes.
 func (d *disk) stage(id string, tmp *tempFile, size int64, sums shoal.Sums) (shoal.ObjectInfo, shoal.Sums, error) {
 	const op = "diskserver.CreateStaged"
 	p := d.stagedPath(id)
@@ -40,7 +44,11 @@ func (d *disk) stage(id string, tmp *tempFile, size int64, sums shoal.Sums) (sho
 		}
 		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, diskErrKind(err), err)
 	}
-	if err := d.stagedSync.sync(); err != nil {
+	err := tmp.Sync()
+	if err == nil {
+		err = d.stagedSync.sync()
+	}
+	if err != nil {
 		os.Remove(p)
 		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, diskErrKind(err), err)
 	}
@@ -79,11 +87,13 @@ func (s *Store) Publish(ctx context.Context, id string) error {
 func (s *Store) Staged(ctx context.Context) ([]string, error) {
 	var ids []string
 	for _, d := range s.disks {
+		// The published set first: a name read before it could be one a
+		// background drop removes, and forgets, in between.
+		published := d.unstaging.published()
 		entries, err := os.ReadDir(filepath.Join(d.dir, stagedDir))
 		if err != nil {
 			return nil, shoal.E("diskserver.Staged", d.dir, err)
 		}
-		published := d.unstaging.published()
 		for _, e := range entries {
 			if shoal.ValidObjectID(e.Name()) && !published[e.Name()] {
 				ids = append(ids, e.Name())

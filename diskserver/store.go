@@ -252,11 +252,11 @@ func (d *disk) create(ctx context.Context, id string, r *roomReader, staged bool
 			return info, sums, readErr(op, id, rerr)
 		}
 	}
-	if err := tmp.Sync(); err != nil {
-		return info, sums, shoal.E(op, id, diskErrKind(err), err)
-	}
 	if staged {
 		return d.stage(id, tmp, size, shoal.Sums{Adler32: ad.Sum32(), MD5: md.Sum(nil)})
+	}
+	if err := tmp.Sync(); err != nil {
+		return info, sums, shoal.E(op, id, diskErrKind(err), err)
 	}
 	dir := d.objectDir(id)
 	if err := d.makeObjectDir(id); err != nil {
