@@ -136,6 +136,10 @@ type ReplicaWalker interface {
 	// entry that references it; pending uploads' objects are reported with
 	// the path "" so that fsck does not call them orphans.
 	WalkReplicas(ctx context.Context, server string, fn func(path string, r Replica) error) error
+	// NamedObjects returns those of objects that an entry's replica on
+	// server names (in any order; pending uploads' objects are not
+	// names): what a crash left staged is settled by it without a walk.
+	NamedObjects(ctx context.Context, server string, objects []string) ([]string, error)
 }
 
 // Usage reports the bytes and files at or below a path (RFC 4331 quota-used-bytes).

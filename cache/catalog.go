@@ -135,6 +135,10 @@ func (c *Catalog) WalkReplicas(ctx context.Context, server string, fn func(path 
 	return c.inner.WalkReplicas(ctx, server, fn)
 }
 
+func (c *Catalog) NamedObjects(ctx context.Context, server string, objects []string) ([]string, error) {
+	return c.inner.NamedObjects(ctx, server, objects)
+}
+
 // Close closes the inner catalog.
 func (c *Catalog) Close() error { return c.inner.Close() }
 

@@ -56,6 +56,40 @@ func (db *DB) DropGarbage(ctx context.Context, ids []int64) error {
 	})
 }
 
+// NamedObjects implements shoal.ReplicaWalker, by the replicas' (server,
+// object) index, in queries of at most namedBatch objects.
+func (db *DB) NamedObjects(ctx context.Context, server string, objects []string) ([]string, error) {
+	const op = "catalog.NamedObjects"
+	const namedBatch = 500
+	var named []string
+	for len(objects) > 0 {
+		n := min(len(objects), namedBatch)
+		args := make([]any, 0, n+1)
+		args = append(args, server)
+		for _, o := range objects[:n] {
+			args = append(args, o)
+		}
+		objects = objects[n:]
+		rows, err := db.query(ctx, `SELECT DISTINCT object FROM replicas WHERE server = ? AND object IN (`+placeholders(n)+`)`, args...)
+		if err != nil {
+			return nil, db.fail(op, server, err)
+		}
+		for rows.Next() {
+			var o string
+			if err := rows.Scan(&o); err != nil {
+				rows.Close()
+				return nil, db.fail(op, server, err)
+			}
+			named = append(named, o)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, db.fail(op, server, err)
+		}
+	}
+	return named, nil
+}
+
 // WalkReplicas calls fn for every replica on server, then for every
 // pending upload's object there (with path ""). Rows are read in pages and
 // fn runs between queries, so fn may use the catalog.

@@ -10,8 +10,9 @@ import (
 // reconcileStaged settles the objects a crash left staged in md's local
 // store (see putLocalStaged): those a catalog entry names on server were
 // committed and are published; the others never were and are removed.
-// It walks server's replicas only when something is staged, which after a
-// clean shutdown nothing is. Nothing to do for a store (or none) that
+// The catalog is asked about the staged objects only (NamedObjects), so
+// the cost is theirs, not the server's number of files; after a clean
+// shutdown nothing is staged. Nothing to do for a store (or none) that
 // stages nothing.
 func reconcileStaged(ctx context.Context, cat shoal.Catalog, store shoal.BlobStore, server string, log *slog.Logger) error {
 	st, ok := store.(shoal.StagedCreator)
@@ -22,22 +23,17 @@ func reconcileStaged(ctx context.Context, cat shoal.Catalog, store shoal.BlobSto
 	if err != nil || len(ids) == 0 {
 		return err
 	}
-	named := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		named[id] = false
-	}
-	err = cat.WalkReplicas(ctx, server, func(_ string, r shoal.Replica) error {
-		if _, ok := named[r.Object]; ok {
-			named[r.Object] = true
-		}
-		return nil
-	})
+	named, err := cat.NamedObjects(ctx, server, ids)
 	if err != nil {
 		return err
 	}
+	committed := make(map[string]bool, len(named))
+	for _, id := range named {
+		committed[id] = true
+	}
 	var published, removed int
-	for id, committed := range named {
-		if committed {
+	for _, id := range ids {
+		if committed[id] {
 			err = st.Publish(ctx, id)
 			published++
 		} else {

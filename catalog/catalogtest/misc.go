@@ -224,6 +224,27 @@ func testWalkReplicas(t *testing.T, c shoal.Catalog) {
 	if err != stop || n != 1 {
 		t.Errorf("WalkReplicas with fn failing: err %v after %d calls, want fn's error after 1", err, n)
 	}
+
+	// NamedObjects: replicas on that server only, each once, a pending
+	// upload's object not; more objects than one query takes.
+	ask := []string{"7a01", "7a02", "7a03", "7a04", "7a05"}
+	for i := range 1200 {
+		ask = append(ask, fmt.Sprintf("ff%04x", i))
+	}
+	named, err := c.NamedObjects(ctx(t), "s1", ask)
+	ok(t, err)
+	sort.Strings(named)
+	if want := []string{"7a01", "7a02"}; !equalStrings(named, want) {
+		t.Errorf("NamedObjects(s1) = %v, want %v", named, want)
+	}
+	named, err = c.NamedObjects(ctx(t), "s2", []string{"7a03", "7a02"})
+	ok(t, err)
+	if want := []string{"7a03"}; !equalStrings(named, want) {
+		t.Errorf("NamedObjects(s2) = %v, want %v", named, want)
+	}
+	if named, err := c.NamedObjects(ctx(t), "s1", nil); err != nil || len(named) != 0 {
+		t.Errorf("NamedObjects of none = %v, %v", named, err)
+	}
 }
 
 func testUsage(t *testing.T, c shoal.Catalog) {
