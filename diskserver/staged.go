@@ -115,14 +115,14 @@ const (
 )
 
 // unstaging is the published objects of a disk whose staged names remain:
-// queued (ids), or being removed by the one background drop (dropping).
+// queued (ids), or being removed by the one drop that may run (dropping).
 type unstaging struct {
 	mu       sync.Mutex
 	ids      []string
 	dropping []string
 	busy     bool        // a drop runs
+	idle     *sync.Cond  // signalled when busy becomes false
 	timer    *time.Timer // drops the queue unstageEvery after it began
-	done     sync.WaitGroup
 }
 
 // add queues id's staged name for removal: at once in the background when
@@ -131,10 +131,16 @@ func (u *unstaging) add(d *disk, id string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.ids = append(u.ids, id)
+	u.scheduleLocked(d)
+}
+
+// scheduleLocked starts a background drop of a full queue, or arms the
+// timer that drops a partial one.
+func (u *unstaging) scheduleLocked(d *disk) {
 	switch {
 	case len(u.ids) >= unstageBatch:
 		u.startLocked(d)
-	case u.timer == nil:
+	case len(u.ids) > 0 && u.timer == nil:
 		u.timer = time.AfterFunc(unstageEvery, func() {
 			u.mu.Lock()
 			defer u.mu.Unlock()
@@ -145,30 +151,42 @@ func (u *unstaging) add(d *disk, id string) {
 }
 
 // startLocked starts a background drop of the queue unless one runs (it
-// starts the next itself when it ends with a full queue).
+// schedules the next itself when it ends).
 func (u *unstaging) startLocked(d *disk) {
 	if u.busy || len(u.ids) == 0 {
 		return
 	}
-	batch := u.ids
-	u.busy, u.dropping, u.ids = true, batch, nil
-	u.done.Add(1)
+	batch := u.takeLocked()
 	go func() {
-		defer u.done.Done()
 		err := d.dropStaged(batch)
 		u.mu.Lock()
 		defer u.mu.Unlock()
-		if err != nil {
-			// Kept for the next drop, FlushStaged or, after a crash, the
-			// next start's reconcile, which publishes them again: no timer,
-			// so that a failing disk is not retried every second forever.
-			u.ids = append(batch, u.ids...)
-		}
-		u.busy, u.dropping = false, nil
-		if err == nil && len(u.ids) >= unstageBatch {
-			u.startLocked(d)
+		u.doneLocked(batch, err)
+		if err == nil {
+			// Not after a failure: a failing disk is not retried every
+			// second forever; the next add, FlushStaged or, after a
+			// crash, the next start's reconcile deals with the names.
+			u.scheduleLocked(d)
 		}
 	}()
+}
+
+// takeLocked marks a drop of the whole queue as running and returns it.
+func (u *unstaging) takeLocked() []string {
+	batch := u.ids
+	u.busy, u.dropping, u.ids = true, batch, nil
+	return batch
+}
+
+// doneLocked ends the drop of batch: on failure its names are queued again.
+func (u *unstaging) doneLocked(batch []string, err error) {
+	if err != nil {
+		u.ids = append(batch, u.ids...)
+	}
+	u.busy, u.dropping = false, nil
+	if u.idle != nil {
+		u.idle.Broadcast()
+	}
 }
 
 // published is the set of queued and dropping IDs: published objects.
@@ -185,26 +203,27 @@ func (u *unstaging) published() map[string]bool {
 	return out
 }
 
-// flush removes every queued staged name now, after any background drop.
+// flush removes every queued staged name now, once any background drop
+// has ended; no background drop starts while it runs.
 func (u *unstaging) flush(d *disk) error {
 	u.mu.Lock()
 	if u.timer != nil {
-		u.timer.Stop() // one that fired already finds the queue empty
+		u.timer.Stop() // one that fired meanwhile finds flush busy, or nothing queued
 		u.timer = nil
 	}
-	u.mu.Unlock()
-	u.done.Wait()
-	u.mu.Lock()
-	ids := u.ids
-	u.ids = nil
-	u.mu.Unlock()
-	if err := d.dropStaged(ids); err != nil {
-		u.mu.Lock()
-		u.ids = append(ids, u.ids...)
-		u.mu.Unlock()
-		return err
+	if u.idle == nil {
+		u.idle = sync.NewCond(&u.mu)
 	}
-	return nil
+	for u.busy {
+		u.idle.Wait()
+	}
+	batch := u.takeLocked()
+	u.mu.Unlock()
+	err := d.dropStaged(batch)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.doneLocked(batch, err)
+	return err
 }
 
 // dropStaged removes the staged names of published objects ids once
