@@ -46,7 +46,7 @@ func (p *View) ForLayout(ctx context.Context, pool shoal.Pool, degraded bool, ro
 		return nil, err
 	}
 	chosen, err := p.choose(servers, pool, degraded, room)
-	if err != nil && p.catchUp(ctx) {
+	if err != nil && p.catchUp(ctx, nil) {
 		if servers, _, lerr := p.List(ctx); lerr == nil {
 			chosen, err = p.choose(servers, pool, degraded, room)
 		}
@@ -199,7 +199,7 @@ func (p *View) LiveReplicas(ctx context.Context, e *shoal.Entry) ([]Replica, err
 	if err != nil {
 		return nil, err
 	}
-	if unknownServer(e, byID) && p.catchUp(ctx) {
+	if missing := unknownServers(e, byID); len(missing) > 0 && p.catchUp(ctx, missing) {
 		if _, byID, err = p.List(ctx); err != nil {
 			return nil, err
 		}
@@ -289,14 +289,15 @@ func (p *View) Hosts(ctx context.Context) []string {
 	return hosts
 }
 
-// unknownServer reports whether a replica of e is on a server byID does
-// not list: the entry is newer than md's list (a data server that just
-// registered through another md replica).
-func unknownServer(e *shoal.Entry, byID map[string]*shoal.Server) bool {
+// unknownServers lists the servers of e's replicas that byID does not
+// list: the entry is newer than md's list (a data server that just
+// registered through another md replica), or they were removed for good.
+func unknownServers(e *shoal.Entry, byID map[string]*shoal.Server) []string {
+	var ids []string
 	for _, r := range e.Replicas {
 		if byID[r.Server] == nil {
-			return true
+			ids = append(ids, r.Server)
 		}
 	}
-	return false
+	return ids
 }

@@ -51,9 +51,11 @@ type View struct {
 	mu       sync.Mutex
 	servers  []shoal.Server
 	byID     map[string]*shoal.Server
-	fetched  time.Time     // last read of the list, successful or not
-	gen      int           // bumped by Invalidate
-	inflight chan struct{} // closed when the read in progress ends; nil if none
+	fetched  time.Time            // last read of the list, successful or not
+	caughtUp time.Time            // last catch-up read (see catchUp)
+	missing  map[string]time.Time // servers replicas named that a catch-up read did not list, and when
+	gen      int                  // bumped by Invalidate
+	inflight chan struct{}        // closed when the read in progress ends; nil if none
 	lastErr  error
 }
 
@@ -176,25 +178,73 @@ func (p *View) RefreshLoop(ctx context.Context, stop <-chan struct{}) {
 	}
 }
 
-// catchUpAfter is how old a list must be before a request that the list
-// cannot serve makes md read it again: bounds the catalog reads that
-// replicas on servers removed for good, or a pool without room, can cause.
+// catchUpAfter bounds how often requests that the list cannot serve make
+// md read it again: the catalog reads that replicas on servers removed
+// for good, or a pool without room, can cause.
 const catchUpAfter = 100 * time.Millisecond
 
-// catchUp reads the server list again when it is older than catchUpAfter
-// and the catalog works, and says whether it did. A read that names a
-// server the list lacks, or a write that finds too few servers, asks for
-// it: without it an md replica refused reads of files on a data server
-// that registered through another md, and writes to it, until its next
-// Refresh.
-func (p *View) catchUp(ctx context.Context) bool {
+// catchUp reads the server list again, unless the catalog is down or a
+// catch-up read within catchUpAfter already answered the question, and
+// says whether it did. A read that names servers the list lacks
+// (missing), or a write that finds too few servers (none missing), asks
+// for it: without it an md replica refused reads of files on a data
+// server that registered through another md, and writes to it, until its
+// next Refresh. The bound counts catch-up reads only, so that a periodic
+// Refresh made just before a server registered does not put off the
+// first request that needs it; and a read is put off only by a catch-up
+// read that found its servers missing, so that servers removed for good
+// do not put off a server that just came.
+func (p *View) catchUp(ctx context.Context, missing []string) bool {
+	now := time.Now()
 	p.mu.Lock()
-	if p.clock.down() || p.byID == nil || time.Since(p.fetched) < catchUpAfter {
+	if p.clock.down() || p.byID == nil || !p.mayCatchUpLocked(missing, now) {
 		p.mu.Unlock()
 		return false
 	}
-	p.readLocked(ctx)
+	p.caughtUp = now
+	if done := p.inflight; done != nil {
+		// A read begun before this request may have begun before the
+		// server it needs registered: wait for it, then read anew.
+		p.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return true
+		}
+		p.mu.Lock()
+	}
+	p.readLocked(ctx) // or wait for one another caller began since
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.missing == nil {
+		p.missing = map[string]time.Time{}
+	}
+	for _, id := range missing {
+		if p.byID[id] == nil {
+			p.missing[id] = now
+		} else {
+			delete(p.missing, id)
+		}
+	}
 	return true
+}
+
+// mayCatchUpLocked says whether a catch-up read for missing may run now.
+func (p *View) mayCatchUpLocked(missing []string, now time.Time) bool {
+	for id, at := range p.missing {
+		if now.Sub(at) >= catchUpAfter {
+			delete(p.missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return now.Sub(p.caughtUp) >= catchUpAfter
+	}
+	for _, id := range missing {
+		if _, known := p.missing[id]; !known {
+			return true
+		}
+	}
+	return false
 }
 
 // Invalidate forces the next list to ask the catalog (after a heartbeat

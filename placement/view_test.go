@@ -3,6 +3,7 @@ package placement
 import (
 	"context"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,36 +85,63 @@ func TestChoices(t *testing.T) {
 	}
 }
 
-// TestReadsNameANewServer: an md replica whose server list predates a
-// data server's registration (taken by another md) places a write on
-// that server and serves a file on it at once, not after its next
-// Refresh; a replica on a server the catalog does not list at all is
-// still refused.
+// TestReadsNameANewServer: an md replica whose server list was read just
+// before a data server's registration (taken by another md) places a
+// write on that server and serves a file on it at once, not after its
+// next Refresh; a replica on a server the catalog does not list at all
+// is refused, and asking again at once reads the catalog no more, but a
+// server that registers meanwhile is still found at once.
 func TestReadsNameANewServer(t *testing.T) {
 	ctx := context.Background()
 	v, db := newView(t)
-	other := New(db, 10*time.Second, nil) // the md that takes the heartbeat
-	reader := New(db, 10*time.Second, nil)
+	other := New(db, 10*time.Second, nil) // the md that takes the heartbeats
+	reads := &countingRegistry{ServerRegistry: db}
+	reader := New(reads, 10*time.Second, nil)
 	for _, view := range []*View{v, reader} {
 		if _, _, err := view.List(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(catchUpAfter)
-	if err := other.Heartbeat(ctx, &shoal.Server{ID: "new", URL: "http://h1:1", Pool: shoal.DefaultPool, Free: 1 << 20, Total: 1 << 30}, func() error { return nil }); err != nil {
-		t.Fatal(err)
+	register := func(id string) {
+		t.Helper()
+		if err := other.Heartbeat(ctx, &shoal.Server{ID: id, URL: "http://" + id + ":1", Pool: shoal.DefaultPool, Free: 1 << 20, Total: 1 << 30}, func() error { return nil }); err != nil {
+			t.Fatal(err)
+		}
 	}
+	register("new")
 	pool := shoal.Pool{Name: shoal.DefaultPool, Layout: shoal.Layout{Kind: shoal.LayoutReplica, N: 1}}
 	if got, err := v.ForLayout(ctx, pool, false, 100); err != nil || len(got) != 1 || got[0].ID != "new" {
 		t.Fatalf("a write once the only server registered through another md: %v, %v", got, err)
 	}
 	e := &shoal.Entry{Path: "/f", Layout: shoal.Layout{Kind: shoal.LayoutReplica, N: 1}, Replicas: []shoal.Replica{{Server: "new", Object: "o1"}}}
 	reps, err := reader.LiveReplicas(ctx, e)
-	if err != nil || len(reps) != 1 || reps[0].URL != "http://h1:1" {
+	if err != nil || len(reps) != 1 || reps[0].URL != "http://new:1" {
 		t.Fatalf("file on a server registered after md's list was read: %+v, %v", reps, err)
 	}
-	e.Replicas[0].Server = "gone"
-	if _, err := reader.LiveReplicas(ctx, e); !shoal.IsKind(err, shoal.KindUnavailable) {
-		t.Errorf("file on a server the catalog does not list: %v, want KindUnavailable", err)
+	gone := &shoal.Entry{Path: "/g", Layout: e.Layout, Replicas: []shoal.Replica{{Server: "gone", Object: "o2"}}}
+	before := reads.n.Load()
+	for range 5 {
+		if _, err := reader.LiveReplicas(ctx, gone); !shoal.IsKind(err, shoal.KindUnavailable) {
+			t.Errorf("file on a server the catalog does not list: %v, want KindUnavailable", err)
+		}
 	}
+	if n := reads.n.Load() - before; n != 1 {
+		t.Errorf("five reads of a file on a server the catalog does not list read the list %d times, want 1", n)
+	}
+	register("newer")
+	e.Replicas[0].Server = "newer"
+	if reps, err := reader.LiveReplicas(ctx, e); err != nil || len(reps) != 1 {
+		t.Fatalf("file on a server registered right after a read that found another missing: %+v, %v", reps, err)
+	}
+}
+
+// countingRegistry counts the reads of the server list.
+type countingRegistry struct {
+	shoal.ServerRegistry
+	n atomic.Int64
+}
+
+func (c *countingRegistry) Servers(ctx context.Context) ([]shoal.Server, error) {
+	c.n.Add(1)
+	return c.ServerRegistry.Servers(ctx)
 }

@@ -95,9 +95,18 @@ func (l *Listener) release(ip string) {
 	}
 }
 
+// refuse tells c it is beyond a cap and closes it gracefully, within a
+// second: its write side first, then what the client sends is read and
+// dropped until it closes too (at most 64 KiB). Closed at once, a socket
+// with the client's request unread answers it with a reset, which can
+// destroy the 503 before the client has read it.
 func refuse(c net.Conn) {
 	c.SetDeadline(time.Now().Add(time.Second))
-	io.WriteString(c, rejection)
+	if _, err := io.WriteString(c, rejection); err == nil {
+		if cw, ok := c.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
+			io.Copy(io.Discard, io.LimitReader(c, 64<<10))
+		}
+	}
 	c.Close()
 }
 
