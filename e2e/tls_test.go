@@ -311,9 +311,9 @@ func TestTLSRotation(t *testing.T) {
 		t.Fatalf("GET after rotation: exit %d: %s", code, out)
 	}
 	checkFile(t, got, want)
-	if !strings.Contains(n.stderr.String(), "sha256="+fresh) {
-		t.Errorf("the log does not name the new certificate %s", fresh)
-	}
+	waitFor(t, 5*time.Second, "the log to name the new certificate "+fresh, func() bool {
+		return strings.Contains(n.stderr.String(), "sha256="+fresh)
+	})
 }
 
 // TestTLSUntrustedDataServer starts data servers next to a shoal all

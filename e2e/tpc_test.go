@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -425,9 +424,9 @@ func TestTPCFailures(t *testing.T) {
 	if after := objects(t, n); strings.Join(after, " ") != strings.Join(before, " ") {
 		t.Errorf("objects before %v, after %v", before, after)
 	}
-	if !regexp.MustCompile(`result=cancelled`).MatchString(n.stderr.String()) {
-		t.Error("no cancelled transfer logged")
-	}
+	waitFor(t, 5*time.Second, "a cancelled transfer in the log", func() bool {
+		return strings.Contains(n.stderr.String(), "result=cancelled")
+	})
 }
 
 // TestTPCTLS: two `shoal all --tls`, each with its own private CA. B
