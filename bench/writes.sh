@@ -7,14 +7,44 @@
 # the same workloads also run shoal against that binary's shoal all
 # (before/after in one run). Written to bench/results/<date>-<host>-writes.md.
 # Tunables: SIZES (0,16k,1m) CONC (16) ROUNDS (5) ROUND (2s) PARTS (all scaleout).
+# FRESH_FS=1 (root, mkfs.ext4): every server's data (nginx's root, shoal's
+# data and catalog, MariaDB's) goes on a new ext4 made for the run on a
+# loop device (FRESH_FS_SIZE, 8G; FRESH_FS_MKFS: more mkfs.ext4 options,
+# e.g. "-O ^has_journal"), so that all start from the same empty
+# filesystem: on a long-used one creating a file gets slower with every
+# file deleted before (ext4's inode allocation), which nginx pays for every
+# create and shoal's inline files do not. Not the default: the loop device
+# makes every fsync dearer, which shoal pays for every create and nginx
+# does not. The results file says which.
 source "$(dirname "$0")/lib.sh"
 SIZES=${SIZES:-0,16k,1m}
 PARTS=${PARTS:-all scaleout}
 BASE=${BASE:-}
+FRESH_FS=${FRESH_FS:-0}
+DATA=$TMP
+if [[ $FRESH_FS == 1 ]]; then
+	truncate -s "${FRESH_FS_SIZE:-8G}" "$TMP/fs.img"
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 ${FRESH_FS_MKFS:-} "$TMP/fs.img"
+	mkdir "$TMP/fs"
+	mount -o loop "$TMP/fs.img" "$TMP/fs"
+	DATA=$TMP/fs
+	fresh_cleanup() {
+		for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+		wait 2>/dev/null || true
+		umount "$TMP/fs" 2>/dev/null || true
+		cleanup
+	}
+	trap fresh_cleanup EXIT INT TERM
+fi
 
 results_file writes
 md "# shoal bench writes — $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname -s)" ""
 machine
+if [[ $FRESH_FS == 1 ]]; then
+	md "" "Every server's data on a new ext4 made for this run on a loop device (FRESH_FS=1, ${FRESH_FS_SIZE:-8G}${FRESH_FS_MKFS:+, mkfs.ext4 $FRESH_FS_MKFS})."
+else
+	md "" "Every server's data in $TMP: $(df -T "$TMP" | awk 'NR==2 {print $2 " on " $1}') (FRESH_FS=0)."
+fi
 md "" "Files created per second (\`shoal bench files\`: PUT of new files, redirects followed, every 201 counted)." \
 	"\`--vs\` alternates rounds between the two targets over the same connections; A/B is the ratio of their rates." \
 	"nginx (worker_processes auto, bench/nginx-dav.conf) does not fsync; every shoal 201 is durable."
@@ -24,12 +54,12 @@ if ! command -v nginx >/dev/null || [[ ! -f /usr/lib/nginx/modules/ngx_http_dav_
 	exit 1
 fi
 NGINX_PORT=$(free_port)
-mkdir -p "$TMP/nginx/root"
+mkdir -p "$DATA/nginx/root"
 user=""
 [[ $(id -u) == 0 ]] && user="user root;"
-sed -e "s|@USER@|$user|" -e "s|@WORKERS@|auto|" -e "s|@TMP@|$TMP/nginx|g" -e "s|@ROOT@|$TMP/nginx/root|" \
-	-e "s|@LISTEN@|127.0.0.1:$NGINX_PORT|" -e "s|@ACCESS_LOG@|off|" bench/nginx-dav.conf >"$TMP/nginx/nginx.conf"
-start nginx nginx -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" -e "$TMP/nginx/error.log" -g "daemon off;"
+sed -e "s|@USER@|$user|" -e "s|@WORKERS@|auto|" -e "s|@TMP@|$DATA/nginx|g" -e "s|@ROOT@|$DATA/nginx/root|" \
+	-e "s|@LISTEN@|127.0.0.1:$NGINX_PORT|" -e "s|@ACCESS_LOG@|off|" bench/nginx-dav.conf >"$DATA/nginx/nginx.conf"
+start nginx nginx -p "$DATA/nginx" -c "$DATA/nginx/nginx.conf" -e "$DATA/nginx/error.log" -g "daemon off;"
 wait_port "$NGINX_PORT"
 NGINX="http://127.0.0.1:$NGINX_PORT"
 
@@ -45,13 +75,13 @@ writes() {
 if [[ " $PARTS " == *" all "* ]]; then
 	md "" "## shoal all (SQLite catalog, in-process cache, one data server)"
 	PORT=$(free_port)
-	start all "$SHOAL" all --data "$TMP/all" --listen "127.0.0.1:$PORT" --disk-listen "127.0.0.1:$(free_port)"
+	start all "$SHOAL" all --data "$DATA/all" --listen "127.0.0.1:$PORT" --disk-listen "127.0.0.1:$(free_port)"
 	wait_port "$PORT" 30
 	sleep 1 # the data server's first heartbeat
 	writes "http://127.0.0.1:$PORT" "shoal all"
 	if [[ -n $BASE ]]; then
 		BPORT=$(free_port)
-		start base "$BASE" all --data "$TMP/base" --listen "127.0.0.1:$BPORT" --disk-listen "127.0.0.1:$(free_port)"
+		start base "$BASE" all --data "$DATA/base" --listen "127.0.0.1:$BPORT" --disk-listen "127.0.0.1:$(free_port)"
 		wait_port "$BPORT" 30
 		sleep 1
 		md "" "## this shoal all against BASE's shoal all ($("$BASE" version 2>/dev/null | head -n1))"
@@ -65,8 +95,8 @@ if [[ " $PARTS " == *" scaleout "* ]]; then
 	mdb=${MARIADBD:-$(command -v mariadbd || echo /usr/sbin/mariadbd)}
 	me=$(id -un)
 	mport=$(free_port)
-	mariadb-install-db --no-defaults --datadir="$TMP/mysql" --user="$me" --skip-test-db >"$TMP/install-db.log" 2>&1
-	start mariadb "$mdb" --no-defaults --datadir="$TMP/mysql" --socket="$TMP/mysql.sock" --port="$mport" \
+	mariadb-install-db --no-defaults --datadir="$DATA/mysql" --user="$me" --skip-test-db >"$TMP/install-db.log" 2>&1
+	start mariadb "$mdb" --no-defaults --datadir="$DATA/mysql" --socket="$TMP/mysql.sock" --port="$mport" \
 		--bind-address=127.0.0.1 --user="$me" --skip-name-resolve --innodb-flush-log-at-trx-commit=1 \
 		--innodb-buffer-pool-size=256M --max-connections=500
 	wait_port "$mport" 30
@@ -82,7 +112,7 @@ if [[ " $PARTS " == *" scaleout "* ]]; then
 	start md1 "$SHOAL" md --listen "127.0.0.1:$p" --reuseport --catalog "$dsn" --memcached "127.0.0.1:$mcport" --secret-file "$TMP/secret"
 	wait_port "$p" 30
 	start md2 "$SHOAL" md --listen "127.0.0.1:$p" --reuseport --catalog "$dsn" --memcached "127.0.0.1:$mcport" --secret-file "$TMP/secret"
-	start disk "$SHOAL" disk --listen "127.0.0.1:$pd" --md "http://127.0.0.1:$p" --data "$TMP/disk" --secret-file "$TMP/secret"
+	start disk "$SHOAL" disk --listen "127.0.0.1:$pd" --md "http://127.0.0.1:$p" --data "$DATA/disk" --secret-file "$TMP/secret"
 	wait_port "$pd" 30
 	sleep 2 # md2 up, the data server's first heartbeat
 	writes "http://127.0.0.1:$p" "MariaDB, 2 md"
