@@ -105,10 +105,10 @@ func (d *disk) objectDir(id string) string {
 // makeObjectDir makes id's fan-out directory, durably, when it does not
 // exist (a flat data directory has all of them, layout.go).
 func (d *disk) makeObjectDir(id string) error {
-	dir := d.objectDir(id)
 	if d.flat {
 		return nil
 	}
+	dir := d.objectDir(id)
 	if _, err := os.Stat(dir); err == nil {
 		return nil
 	}
