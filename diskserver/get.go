@@ -13,13 +13,15 @@ import (
 // objhttp.StartRead (400 malformed, 416 unsatisfiable).
 //
 // The body is a netguard.FileBody of the object's file (shared with its
-// other readers: see openFiles) with an exact Content-Length. fasthttp
-// (v1.78 http.go: writeBodyFixedSize → fixedSizeBodyWriter.ReadFrom →
-// bufio.Writer.ReadFrom) fills the rest of its write buffer behind the
-// header from it, then hands the rest to the connection's ReadFrom, which
-// netguard answers with sendfile(2) at the body's offset; the header goes
-// out with MSG_MORE (netguard.FileFollows), so header and body leave
-// together.
+// other readers: see openFiles) with an exact Content-Length. On a
+// connection that can sendfile, fasthttp flushes the header on its own
+// (ImmediateHeaderFlush: else it would fill the rest of its write buffer
+// behind the header with a pread of the body first), then, its buffer
+// empty, hands the body to the connection's ReadFrom (v1.78 http.go:
+// writeBodyFixedSize → fixedSizeBodyWriter.ReadFrom →
+// bufio.Writer.ReadFrom), which netguard answers with sendfile(2) at the
+// body's offset; the header goes out with MSG_MORE
+// (netguard.FileFollows), so header and body leave together.
 func (s *Server) serveGet(ctx *fasthttp.RequestCtx, id string) {
 	f, err := s.store.openFile(id)
 	if err != nil {
@@ -40,6 +42,6 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, id string) {
 	start, end := objhttp.Span(rs, size)
 	ctx.SetBodyStream(netguard.NewFileBody(f.OSFile(), start, end-start, f), int(end-start))
 	if !ctx.IsHead() {
-		netguard.FileFollows(ctx.Conn(), end-start)
+		ctx.Response.ImmediateHeaderFlush = netguard.FileFollows(ctx.Conn(), end-start)
 	}
 }

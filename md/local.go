@@ -79,8 +79,9 @@ func (s *Server) getLocal(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
 // setObjectBody sends n bytes of obj from off. An object in a local file
 // is sent as the data servers send it (diskserver/get.go): a
 // netguard.FileBody with its exact length, which fasthttp writes through
-// the connection's ReadFrom, i.e. sendfile(2) at the body's offset, the
-// header leaving with the body's first bytes (netguard.FileFollows: md
+// the connection's ReadFrom, i.e. sendfile(2) at the body's offset, after
+// the header flushed on its own but held by the kernel to leave with the
+// body's first bytes (netguard.FileFollows: md
 // serves local data for GET only, never HEAD, so the body is sent). The
 // file is the object's, shared with its other readers: never read
 // through its position. fasthttp closes the body, and so the object,
@@ -88,7 +89,7 @@ func (s *Server) getLocal(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
 func setObjectBody(ctx *fasthttp.RequestCtx, obj shoal.Object, off, n int64) {
 	if fo, ok := obj.(shoal.FileObject); ok {
 		ctx.SetBodyStream(netguard.NewFileBody(fo.OSFile(), off, n, obj), int(n))
-		netguard.FileFollows(ctx.Conn(), n)
+		ctx.Response.ImmediateHeaderFlush = netguard.FileFollows(ctx.Conn(), n)
 		return
 	}
 	ctx.SetBodyStream(readCloser{io.NewSectionReader(obj, off, n), obj}, int(n))

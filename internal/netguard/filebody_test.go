@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -114,6 +115,9 @@ func TestFileBodyCopiedWithoutSendfile(t *testing.T) {
 	data, f := fileOf(t, 100000)
 	a, b := net.Pipe()
 	g := wrap(a, Limits{WriteIdle: 5 * time.Second}, nil)
+	if FileFollows(g, 90000) {
+		t.Error("FileFollows on a pipe: true, want false (no sendfile: the header must not be flushed alone)")
+	}
 	got := make(chan []byte)
 	go func() {
 		r, _ := io.ReadAll(b)
@@ -128,7 +132,8 @@ func TestFileBodyCopiedWithoutSendfile(t *testing.T) {
 }
 
 // TestFileFollowsThroughFasthttp: a fasthttp server answering with
-// FileBody and FileFollows, as md and the data servers do, sends
+// FileBody and FileFollows (the header flushed on its own when it says
+// so), as md and the data servers do, sends
 // byte-exact responses on one keep-alive connection: bodies larger and
 // smaller than fasthttp's write buffer, a range from an offset, and a
 // response marked FileFollows whose body is not a file after all (the
@@ -139,7 +144,10 @@ func TestFileFollowsThroughFasthttp(t *testing.T) {
 	addr, _ := serve(t, Limits{WriteIdle: 5 * time.Second}, func(ctx *fasthttp.RequestCtx) {
 		arg := func(k string) int64 { v, _ := strconv.ParseInt(string(ctx.QueryArgs().Peek(k)), 10, 64); return v }
 		off, n, mark := arg("off"), arg("n"), arg("mark")
-		FileFollows(ctx.Conn(), mark)
+		ctx.Response.ImmediateHeaderFlush = FileFollows(ctx.Conn(), mark)
+		if !ctx.Response.ImmediateHeaderFlush && runtime.GOOS == "linux" {
+			t.Errorf("FileFollows on a plain TCP connection: false, want true (sendfile)")
+		}
 		if ctx.QueryArgs().Has("memory") {
 			ctx.SetBody(data[off : off+n])
 			return

@@ -10,4 +10,6 @@ type rawWriter struct{}
 
 func (c *conn) writeMore(b []byte) (int, error) { return c.Conn.Write(b) }
 
+func (c *conn) canSendFile() bool { return false }
+
 func (c *conn) sendBody(io.Reader) (int64, bool, error) { return 0, false, nil }

@@ -93,6 +93,9 @@ func (c *conn) raw() *rawWriter {
 	return w
 }
 
+// canSendFile reports whether c sends a FileBody with sendfile: plain TCP.
+func (c *conn) canSendFile() bool { return c.raw() != nil }
+
 // writeMore writes b with MSG_MORE (see FileFollows) on a plain TCP
 // connection, and as usual on any other.
 func (c *conn) writeMore(b []byte) (int, error) {
