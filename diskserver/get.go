@@ -14,9 +14,10 @@ import (
 //
 // The body is a netguard.FileBody of the object's file (shared with its
 // other readers: see openFiles) with an exact Content-Length. On a
-// connection that can sendfile, fasthttp flushes the header on its own
-// (ImmediateHeaderFlush: else it would fill the rest of its write buffer
-// behind the header with a pread of the body first), then, its buffer
+// connection that can sendfile, a body larger than fasthttp's write
+// buffer has the header flushed on its own (ImmediateHeaderFlush: else
+// fasthttp would fill the rest of the buffer behind the header with a
+// pread of the body first; netguard.FileFollows), then, its buffer
 // empty, hands the body to the connection's ReadFrom (v1.78 http.go:
 // writeBodyFixedSize → fixedSizeBodyWriter.ReadFrom →
 // bufio.Writer.ReadFrom), which netguard answers with sendfile(2) at the

@@ -80,8 +80,9 @@ func (s *Server) getLocal(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
 // is sent as the data servers send it (diskserver/get.go): a
 // netguard.FileBody with its exact length, which fasthttp writes through
 // the connection's ReadFrom, i.e. sendfile(2) at the body's offset, after
-// the header flushed on its own but held by the kernel to leave with the
-// body's first bytes (netguard.FileFollows: md
+// the header (flushed on its own when the body is larger than fasthttp's
+// write buffer) held by the kernel to leave with the body's first bytes
+// (netguard.FileFollows: md
 // serves local data for GET only, never HEAD, so the body is sent). The
 // file is the object's, shared with its other readers: never read
 // through its position. fasthttp closes the body, and so the object,

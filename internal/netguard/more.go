@@ -22,20 +22,27 @@ import "net"
 // it on its own only after about 200 ms. Other connections (TLS, which
 // never sends a file, or one not from a Listener) ignore it.
 //
-// It reports whether c sends a FileBody with sendfile. The caller should
-// then have the header flushed on its own (fasthttp's
-// Response.ImmediateHeaderFlush): else fasthttp first fills the rest of
-// its write buffer behind the header with a pread of the body, which cost
-// a 64 KiB GET a twentieth of its CPU, before it hands the remainder to
-// sendfile.
+// It reports whether the caller should have the header flushed on its
+// own (fasthttp's Response.ImmediateHeaderFlush): when c sends a FileBody
+// with sendfile and the body is larger than fasthttp's write buffer.
+// Else fasthttp first fills the rest of that buffer behind the header
+// with a pread of the body, which cost a 64 KiB GET a twentieth of its
+// CPU, before it hands the remainder to sendfile. A smaller body is
+// better read behind the header: both leave in one write, where a header
+// flushed alone ahead of a body shorter than itself would leave in a
+// segment of its own.
 func FileFollows(c net.Conn, n int64) bool {
 	g, ok := c.(*conn)
-	if !ok || n <= 0 || !g.canSendFile() {
+	if !ok || n <= 0 {
 		return false
 	}
 	g.moreBelow = n
-	return true
+	return n > writeBufferSize && g.canSendFile()
 }
+
+// writeBufferSize is fasthttp's default write buffer, which shoal's
+// servers keep.
+const writeBufferSize = 4096
 
 // takeMore reports whether a write of b is a header that a file's bytes
 // follow, and clears the mark.
