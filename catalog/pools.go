@@ -137,35 +137,42 @@ func (db *DB) SetDirPool(ctx context.Context, dir, pool string) error {
 	})
 }
 
-// PoolFor finds the nearest mapped directory at or above path in one
-// query, then its pool.
+// PoolFor finds the nearest mapped directory at or above path, and its
+// pool, in one query: the mapped ancestors with their pools' layouts, and
+// the default pool's row (present once an operator set its layout), which
+// is the answer when no ancestor is mapped. Every upload asks.
 func (db *DB) PoolFor(ctx context.Context, path string) (shoal.Pool, error) {
 	const op = "catalog.PoolFor"
 	cands := append([]string{"/"}, ancestors(path)...)
 	if path != "/" {
 		cands = append(cands, path)
 	}
-	args := make([]any, len(cands))
+	args := make([]any, len(cands), len(cands)+1)
 	for i, c := range cands {
 		args[i] = pathHash(c)
 	}
+	args = append(args, shoal.DefaultPool)
 	rows, err := db.query(ctx, `SELECT e.path, d.pool, p.layout FROM entries e
 		JOIN dir_pools d ON d.dir_id = e.id LEFT JOIN pools p ON p.name = d.pool
-		WHERE e.path_hash IN (`+placeholders(len(args))+`)`, args...)
+		WHERE e.path_hash IN (`+placeholders(len(cands))+`)
+		UNION ALL SELECT NULL, name, layout FROM pools WHERE name = ?`, args...)
 	if err != nil {
 		return shoal.Pool{}, db.fail(op, path, err)
 	}
 	defer rows.Close()
 	best, bestLen := shoal.Pool{Name: shoal.DefaultPool}, -1
-	var bestLayout *string
+	var bestLayout, defaultLayout *string
 	for rows.Next() {
-		var p, name string
-		var layout *string
+		var p, layout *string
+		var name string
 		if err := rows.Scan(&p, &name, &layout); err != nil {
 			return shoal.Pool{}, db.fail(op, path, err)
 		}
-		if len(p) > bestLen {
-			best.Name, bestLen, bestLayout = name, len(p), layout
+		switch {
+		case p == nil: // the default pool's row
+			defaultLayout = layout
+		case len(*p) > bestLen:
+			best.Name, bestLen, bestLayout = name, len(*p), layout
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -174,25 +181,19 @@ func (db *DB) PoolFor(ctx context.Context, path string) (shoal.Pool, error) {
 	if bestLayout == nil && bestLen >= 0 && best.Name != shoal.DefaultPool {
 		return shoal.Pool{}, shoal.Errorf(op, shoal.KindCorrupt, "directory mapped to unknown pool %q", best.Name)
 	}
-	if bestLayout != nil {
-		l, err := shoal.ParseLayout(*bestLayout)
-		if err != nil {
-			return shoal.Pool{}, shoal.E(op, path, shoal.KindCorrupt, err)
-		}
-		best.Layout = l
-		return best, nil
+	if bestLayout == nil {
+		// No mapped ancestor, or one mapped to the default pool.
+		bestLayout = defaultLayout
 	}
-	// DefaultPool: its row, if an operator set its layout.
-	pools, err := db.Pools(ctx)
+	if bestLayout == nil {
+		return shoal.Pool{Name: shoal.DefaultPool, Layout: shoal.DefaultLayout}, nil
+	}
+	l, err := shoal.ParseLayout(*bestLayout)
 	if err != nil {
-		return shoal.Pool{}, err
+		return shoal.Pool{}, shoal.E(op, path, shoal.KindCorrupt, err)
 	}
-	for _, p := range pools {
-		if p.Name == shoal.DefaultPool {
-			return p, nil
-		}
-	}
-	return shoal.Pool{Name: shoal.DefaultPool, Layout: shoal.DefaultLayout}, nil
+	best.Layout = l
+	return best, nil
 }
 
 // ReplaceReplica points one replica row of path's file at new.
