@@ -232,11 +232,7 @@ func (d *disk) dropStaged(ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	dirs := map[string]bool{}
-	for _, id := range ids {
-		dirs[d.objectDir(id)] = true
-	}
-	if err := syncObjects(d.dir, dirs); err != nil {
+	if err := syncObjects(d, ids); err != nil {
 		return err
 	}
 	for _, id := range ids {

@@ -26,11 +26,11 @@ func linkUnnamed(f *os.File, dst string) error {
 	return nil
 }
 
-// syncObjects makes durable the entries made in dirs, fan-out directories
-// of the data directory dir: one syncfs of its filesystem, which is one
-// journal commit, however many directories.
-func syncObjects(dir string, dirs map[string]bool) error {
-	f, err := os.Open(dir)
+// syncObjects makes durable the entries made for objects ids of d (their
+// names in their fan-out directories): one syncfs of d's filesystem,
+// whatever their number.
+func syncObjects(d *disk, ids []string) error {
+	f, err := os.Open(d.dir)
 	if err != nil {
 		return err
 	}

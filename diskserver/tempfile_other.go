@@ -13,10 +13,15 @@ func openUnnamed(string) (*os.File, error) { return nil, errNoUnnamed }
 
 func linkUnnamed(*os.File, string) error { return errNoUnnamed }
 
-// syncObjects makes durable the entries made in dirs: an fsync of each.
-func syncObjects(_ string, dirs map[string]bool) error {
-	for d := range dirs {
-		if err := syncDir(d); err != nil {
+// syncObjects makes durable the entries made for objects ids of d: an
+// fsync of each fan-out directory they are in.
+func syncObjects(d *disk, ids []string) error {
+	dirs := map[string]bool{}
+	for _, id := range ids {
+		dirs[d.objectDir(id)] = true
+	}
+	for dir := range dirs {
+		if err := syncDir(dir); err != nil {
 			return err
 		}
 	}
