@@ -16,9 +16,13 @@ DIRS=${DIRS:-100}
 TMP=$(mktemp -d /tmp/shoal-bench.XXXXXX)
 PIDS=()
 KEEP=${KEEP:-}                    # KEEP=1: keep the temp dir (server logs, data) for a post-mortem
-cleanup() {
+# stop_servers stops every server start began, and waits for them.
+stop_servers() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
+}
+cleanup() {
+	stop_servers
 	if [[ -n $KEEP ]]; then
 		echo "kept $TMP (server logs: $TMP/*.log)" >&2
 	else

@@ -29,8 +29,7 @@ if [[ $FRESH_FS == 1 ]]; then
 	mount -o loop "$TMP/fs.img" "$TMP/fs"
 	DATA=$TMP/fs
 	fresh_cleanup() {
-		for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-		wait 2>/dev/null || true
+		stop_servers
 		umount "$TMP/fs" 2>/dev/null || true
 		cleanup
 	}
