@@ -123,21 +123,46 @@ func (s *Server) requestRanges(ctx *fasthttp.RequestCtx, size int64) ([]httprang
 	return rs, true
 }
 
-// localPool reports whether an upload of p goes to the local store: its
-// pool's layout is one replica and placement picks the local data server.
-func (s *Server) localPool(ctx context.Context, p *putPlan) (shoal.Pool, bool) {
+// stagedUnreadMax is the largest body a PUT staged on md's own data
+// server writes before its commit decides what planPut would otherwise
+// read first (see planPut): a refusal then costs at most this much disk.
+const stagedUnreadMax = 1 << 20
+
+// localPlan is where a PUT's body goes on md's own data server.
+type localPlan struct {
+	local  bool       // the body goes to the local store
+	pool   shoal.Pool // its pool (local only)
+	staged bool       // staged, then committed in one transaction: no quota governs the path
+}
+
+// placeLocal decides, once per plan, whether an upload of p goes to the
+// local store (its pool's layout is one replica and placement picks the
+// local data server) and whether it can be staged.
+func (s *Server) placeLocal(ctx context.Context, p *putPlan) *localPlan {
+	if p.local == nil {
+		p.local = s.localPlanFor(ctx, p)
+	}
+	return p.local
+}
+
+func (s *Server) localPlanFor(ctx context.Context, p *putPlan) *localPlan {
 	if s.opts.LocalStore == nil {
-		return shoal.Pool{}, false
+		return &localPlan{}
 	}
 	pool, err := s.poolFor(ctx, p.path)
 	if err != nil || placement.NeedsGateway(pool.Layout) {
-		return shoal.Pool{}, false // the usual path answers the error
+		return &localPlan{} // the usual path answers the error
 	}
 	servers, err := s.placement.ForLayout(ctx, pool, s.opts.DegradedWrites, placement.PerServer(pool.Layout, p.length))
 	if err != nil || len(servers) != 1 || servers[0].ID != s.opts.LocalServer {
-		return shoal.Pool{}, false
+		return &localPlan{}
 	}
-	return pool, true
+	lp := &localPlan{local: true, pool: pool}
+	if _, ok := s.opts.LocalStore.(shoal.StagedCreator); ok {
+		qs, err := s.cat.QuotasFor(ctx, p.path)
+		lp.staged = err == nil && len(qs) == 0
+	}
+	return lp
 }
 
 // putLocal writes the body of p into the local store and commits it: the
@@ -145,13 +170,12 @@ func (s *Server) localPool(ctx context.Context, p *putPlan) (shoal.Pool, bool) {
 // (same quotas, same conditions checked again at commit, same answer),
 // without the HTTP hops. The object is durable (fsync'd by the store)
 // before the commit, as on a data server.
-func (s *Server) putLocal(ctx *fasthttp.RequestCtx, p *putPlan, pool shoal.Pool, body io.Reader) {
+func (s *Server) putLocal(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) {
 	const op = "PUT"
-	if st, ok := s.opts.LocalStore.(shoal.StagedCreator); ok {
-		if qs, err := s.cat.QuotasFor(s.base, p.path); err == nil && len(qs) == 0 {
-			s.putLocalStaged(ctx, st, p, pool, body)
-			return
-		}
+	pool := p.local.pool
+	if p.local.staged {
+		s.putLocalStaged(ctx, s.opts.LocalStore.(shoal.StagedCreator), p, pool, body)
+		return
 	}
 	now := time.Now()
 	// md receives the body itself and renews the reservation as it goes
@@ -210,7 +234,7 @@ func (s *Server) putLocalStaged(ctx *fasthttp.RequestCtx, st shoal.StagedCreator
 	e, err := s.cat.PutFile(s.base, p.path, pool.Layout, s.localCommit(id, info, sums), p.cond, time.Now().Add(s.opts.URLTTL))
 	if err != nil {
 		s.opts.LocalStore.Remove(s.base, id)
-		httperr.Write(ctx, err)
+		httperr.Write(ctx, asPlanned(err))
 		return
 	}
 	if err := st.Publish(s.base, id); err != nil {

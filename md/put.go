@@ -35,6 +35,7 @@ type putPlan struct {
 	target string          // the data server or gw reserve chose
 	as     urlTag          // who the data server's URL is for
 	method string          // what the URL is signed for: PUT when empty, a pull's tpc.SignedMethod
+	local  *localPlan      // where the body goes on md's own data server; nil: not decided yet
 }
 
 // planPut checks a PUT's headers against the namespace: the parent must be
@@ -80,6 +81,15 @@ func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 		// itself: reading them first would cost two catalog reads a
 		// create (the parent is read again after every create in it,
 		// whose mtime changed).
+		return p, nil
+	}
+	if ctx.IsPut() && p.length >= 0 && p.length <= stagedUnreadMax && !ctx.Request.MayContinue() && conds.DecidedInTx() &&
+		s.placeLocal(s.base, p).staged {
+		// As for an inline file: the staged object's commit (PutFile)
+		// decides all of the above in its transaction, so the two reads
+		// would only refuse a doomed body sooner. Where the body may be
+		// large, or the client waits for 100 Continue to hear a refusal
+		// before sending it, they are made.
 		return p, nil
 	}
 	parent, err := s.cat.Stat(s.base, shoal.ParentPath(path))
@@ -132,7 +142,7 @@ func (s *Server) expectHandler(ctx *fasthttp.RequestCtx) int {
 	if s.inline(p.length) {
 		return fasthttp.StatusContinue
 	}
-	if _, local := s.localPool(s.base, p); local {
+	if s.placeLocal(s.base, p).local {
 		return fasthttp.StatusContinue // md writes it into its own data server
 	}
 	u, err := s.reserve(s.base, p)
@@ -163,7 +173,7 @@ func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 		s.putInline(ctx, p, io.LimitReader(body, p.length))
 		return
 	}
-	pool, local := s.localPool(s.base, p)
+	local := s.placeLocal(s.base, p).local
 	if s.opts.DataMode == DataRedirect && !local {
 		// A client that did not wait for 100 Continue is sending its body
 		// to md anyway: up to objhttp.DrainLimit it is read and dropped,
@@ -195,7 +205,7 @@ func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 		body = &limitedBody{r: body, left: s.opts.MaxPutBody}
 	}
 	if local {
-		s.putLocal(ctx, p, pool, body)
+		s.putLocal(ctx, p, body)
 		return
 	}
 	s.putProxy(ctx, p, body)
@@ -219,14 +229,20 @@ func (s *Server) putInline(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader)
 	sums := shoal.Sums{Adler32: adler32.Checksum(data), MD5: m[:]}
 	now := time.Now()
 	e, err := s.cat.PutInline(s.base, p.path, data, sums, now, p.cond, now.Add(s.opts.URLTTL))
-	if shoal.IsKind(err, shoal.KindIsDir) {
-		err = shoal.Errorf("PUT", shoal.KindIsDir, "is a collection") // as planPut says it
-	}
 	if err != nil {
-		httperr.Write(ctx, err)
+		httperr.Write(ctx, asPlanned(err))
 		return
 	}
 	answerWritten(ctx, e)
+}
+
+// asPlanned words a commit's refusal of a PUT whose plan skipped the
+// reads (an inline or staged file) as planPut would have.
+func asPlanned(err error) error {
+	if shoal.IsKind(err, shoal.KindIsDir) {
+		return shoal.Errorf("PUT", shoal.KindIsDir, "is a collection")
+	}
+	return err
 }
 
 // putProxy streams the body to a data server and relays its answer, which
