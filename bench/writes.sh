@@ -79,12 +79,18 @@ if [[ " $PARTS " == *" all "* ]]; then
 	sleep 1 # the data server's first heartbeat
 	writes "http://127.0.0.1:$PORT" "shoal all"
 	if [[ -n $BASE ]]; then
+		# Two new instances: the one above holds every file of the nginx
+		# runs. Used against a new BASE, the same build came out 0.74-0.80
+		# at 16 KiB; both new, 0.94-1.04.
+		NPORT=$(free_port)
+		start this "$SHOAL" all --data "$DATA/this" --listen "127.0.0.1:$NPORT" --disk-listen "127.0.0.1:$(free_port)"
 		BPORT=$(free_port)
 		start base "$BASE" all --data "$DATA/base" --listen "127.0.0.1:$BPORT" --disk-listen "127.0.0.1:$(free_port)"
+		wait_port "$NPORT" 30
 		wait_port "$BPORT" 30
 		sleep 1
-		md "" "## this shoal all against BASE's shoal all ($("$BASE" version 2>/dev/null | head -n1))"
-		figure "shoal all vs BASE shoal all, c=$CONC" files --url "http://127.0.0.1:$PORT" --vs "http://127.0.0.1:$BPORT" \
+		md "" "## this shoal all against BASE's shoal all ($("$BASE" version 2>/dev/null | head -n1)), both new"
+		figure "shoal all vs BASE shoal all, c=$CONC" files --url "http://127.0.0.1:$NPORT" --vs "http://127.0.0.1:$BPORT" \
 			--sizes "$SIZES" -c "$CONC" "${vs[@]}"
 	fi
 fi
