@@ -124,15 +124,16 @@ func (s *Server) requestRanges(ctx *fasthttp.RequestCtx, size int64) ([]httprang
 }
 
 // stagedUnreadMax is the largest body a PUT staged on md's own data
-// server writes before its commit decides what planPut would otherwise
-// read first (see planPut): a refusal then costs at most this much disk.
+// server writes before its commit decides what would otherwise be read
+// first (planPut's parent and path, localPlanFor's quotas): a refusal
+// then costs at most this much disk.
 const stagedUnreadMax = 1 << 20
 
 // localPlan is where a PUT's body goes on md's own data server.
 type localPlan struct {
 	local  bool       // the body goes to the local store
 	pool   shoal.Pool // its pool (local only)
-	staged bool       // staged, then committed in one transaction: no quota governs the path
+	staged bool       // staged, then committed in one transaction (putLocalStaged)
 }
 
 // placeLocal decides, once per plan, whether an upload of p goes to the
@@ -159,8 +160,14 @@ func (s *Server) localPlanFor(ctx context.Context, p *putPlan) *localPlan {
 	}
 	lp := &localPlan{local: true, pool: pool}
 	if _, ok := s.opts.LocalStore.(shoal.StagedCreator); ok {
-		qs, err := s.cat.QuotasFor(ctx, p.path)
-		lp.staged = err == nil && len(qs) == 0
+		// The commit charges every quota over path exactly, so a
+		// reservation only refuses a body too large for its quota
+		// before it is written: worth a catalog read where the body may
+		// be large.
+		if lp.staged = p.length >= 0 && p.length <= stagedUnreadMax; !lp.staged {
+			qs, err := s.cat.QuotasFor(ctx, p.path)
+			lp.staged = err == nil && len(qs) == 0
+		}
 	}
 	return lp
 }
@@ -209,14 +216,14 @@ func (s *Server) putLocal(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 	answerWritten(ctx, e)
 }
 
-// putLocalStaged is putLocal where no quota governs the path: the body
-// goes into the store staged, then one catalog transaction (PutFile)
-// checks the conditions and the parent again, charges any quota set in
-// the meantime (which may refuse it) and makes the file visible, and the
-// object is published. One transaction instead of two: under concurrent
-// creates the catalog's one writer is what limits them. A crash before
-// the publish leaves the object staged, and the next start publishes it
-// or removes it as the catalog says (reconcileStaged).
+// putLocalStaged is putLocal of a small body, or where no quota governs
+// the path: the body goes into the store staged, then one catalog
+// transaction (PutFile) checks the conditions and the parent, charges the
+// quotas over the path (which may refuse it) and makes the file visible,
+// and the object is published. One transaction instead of two: under
+// concurrent creates the catalog's one writer is what limits them. A
+// crash before the publish leaves the object staged, and the next start
+// publishes it or removes it as the catalog says (reconcileStaged).
 func (s *Server) putLocalStaged(ctx *fasthttp.RequestCtx, st shoal.StagedCreator, p *putPlan, pool shoal.Pool, body io.Reader) {
 	const op = "PUT"
 	max := p.length

@@ -3,9 +3,11 @@ package md
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -116,5 +118,53 @@ func TestStagedRefusedAtCommit(t *testing.T) {
 	e.do("DELETE", "/race", nil, nil).want(t, "DELETE the winner", 204, "")
 	if after := e.snapshot(); after != before {
 		t.Errorf("a PUT refused at commit left something:\nbefore %s\nafter %s", before, after)
+	}
+}
+
+// TestStagedQuotaConcurrent: small local PUTs under a quota are not
+// reserved for; their commits charge the quota, so however many race,
+// exactly as many as fit are created (201), the others are 507, the
+// quota counts what was created and nothing is left reserved or staged.
+func TestStagedQuotaConcurrent(t *testing.T) {
+	e := newEnvLocal(t, DataAuto, true)
+	ctx := context.Background()
+	const n, size = 24, 64 << 10
+	const fit = 8
+	e.do("MKCOL", "/q", nil, nil).want(t, "MKCOL", 201, "")
+	if _, err := e.db.SetQuota(ctx, "/q", fit*size+1000, 0); err != nil {
+		t.Fatal(err)
+	}
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			statuses[i] = e.do("PUT", fmt.Sprintf("/q/f%02d", i), nil, bytes.Repeat([]byte{byte(i)}, size)).status
+		})
+	}
+	wg.Wait()
+	created := 0
+	for i, st := range statuses {
+		switch st {
+		case 201:
+			created++
+		case 507:
+		default:
+			t.Errorf("PUT %d: %d, want 201 or 507", i, st)
+		}
+	}
+	if created != fit {
+		t.Errorf("%d PUTs created, want %d (what the quota holds)", created, fit)
+	}
+	qs, err := e.db.QuotasFor(ctx, "/q/x")
+	if err != nil || len(qs) != 1 || qs[0].UsedBytes != int64(created*size) || qs[0].UsedFiles != int64(created) || qs[0].Reserved != 0 {
+		t.Errorf("quota after the race: %+v %v, want %d bytes and %d files used, nothing reserved", qs, err, created*size, created)
+	}
+	if ids, err := e.ds.Store().Staged(ctx); err != nil || len(ids) != 0 {
+		t.Errorf("%v left staged (%v)", ids, err)
+	}
+	objects := 0
+	e.ds.Store().Walk(ctx, func(shoal.ObjectInfo) error { objects++; return nil })
+	if objects != created {
+		t.Errorf("%d objects on the data server for %d files: the refused PUTs' were not all removed", objects, created)
 	}
 }

@@ -226,7 +226,14 @@ func TestLocalPut(t *testing.T) {
 			if _, err := e.db.SetQuota(ctx, "/q", 150_000, 0); err != nil {
 				t.Fatal(err)
 			}
+			before = e.snapshot()
+			// Up to 1 MiB the commit charges the quota (after the body is
+			// staged); a larger body is reserved for first.
 			e.do("PUT", "/q/big", nil, data).want(t, "PUT over quota", 507, "")
+			e.do("PUT", "/q/huge", nil, make([]byte, 2<<20)).want(t, "PUT over quota, reserved first", 507, "")
+			if after := e.snapshot(); after != before {
+				t.Errorf("PUTs over the quota changed something:\nbefore %s\nafter %s", before, after)
+			}
 			e.do("PUT", "/q/ok", nil, data[:120_000]).want(t, "PUT within quota", 201, "")
 			qs, err := e.db.QuotasFor(ctx, "/q/ok")
 			if err != nil || len(qs) != 1 || qs[0].UsedBytes != 120_000 || qs[0].Reserved != 0 {
