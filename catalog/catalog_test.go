@@ -157,3 +157,61 @@ func TestSQLiteCheckpointsInBackground(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// A new file's create on SQLite is one statement between BEGIN and
+// COMMIT (createFast); where that statement inserts nothing (a file at the
+// path, a quota above it, no parent) the general way still answers as
+// before, and nothing is left of the attempt.
+func TestCreateRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	db := openSQLite(t)
+	for _, d := range []string{"/d", "/q"} {
+		if _, err := db.Mkdir(ctx, d, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put := func(path, data string, cond shoal.Condition) (*shoal.Entry, uint64, error) {
+		before := db.RoundTrips()
+		e, err := db.PutInline(ctx, path, []byte(data), shoal.Sums{}, time.Now(), cond, time.Now())
+		return e, db.RoundTrips() - before, err
+	}
+	e, n, err := put("/d/new", "x", shoal.Condition{})
+	if err != nil || e.Version != 1 || e.Size != 1 {
+		t.Fatalf("create: %+v %v", e, err)
+	}
+	if n > 3 {
+		t.Errorf("a create took %d round trips, want 3 (BEGIN, the INSERT, COMMIT)", n)
+	}
+	got, err := db.Stat(ctx, "/d/new")
+	if err != nil || got.ID != e.ID || got.Parent != e.Parent || got.Version != 1 || string(got.Inline) != "x" {
+		t.Errorf("the created file read back: %+v %v, created %+v", got, err, e)
+	}
+	if e, _, err := put("/d/new", "yy", shoal.Condition{}); err != nil || e.Version != 2 || e.Size != 2 {
+		t.Errorf("overwrite: %+v %v", e, err)
+	}
+	if _, _, err := put("/d/new", "z", shoal.Condition{CreateOnly: true}); !shoal.IsKind(err, shoal.KindPrecondition) {
+		t.Errorf("create-only over a file: %v, want a precondition failure", err)
+	}
+	if _, _, err := put("/nodir/f", "z", shoal.Condition{}); !shoal.IsKind(err, shoal.KindConflict) {
+		t.Errorf("create without a parent: %v, want a conflict", err)
+	}
+	if _, _, err := put("/d/new/f", "z", shoal.Condition{}); !shoal.IsKind(err, shoal.KindNotDir) {
+		t.Errorf("create under a file: %v, want not a directory", err)
+	}
+	if _, err := db.SetQuota(ctx, "/q", 3, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := put("/q/a", "ab", shoal.Condition{}); err != nil {
+		t.Errorf("create within the quota: %v", err)
+	}
+	if _, _, err := put("/q/b", "cd", shoal.Condition{}); !shoal.IsKind(err, shoal.KindQuota) {
+		t.Errorf("create over the quota: %v, want it refused", err)
+	}
+	qs, err := db.QuotasFor(ctx, "/q/x")
+	if err != nil || len(qs) != 1 || qs[0].UsedBytes != 2 || qs[0].UsedFiles != 1 {
+		t.Errorf("quota after the creates: %+v %v, want 2 bytes and 1 file", qs, err)
+	}
+	if _, err := db.Stat(ctx, "/q/b"); !shoal.IsKind(err, shoal.KindNotFound) {
+		t.Errorf("the refused create left %v", err)
+	}
+}
