@@ -33,22 +33,19 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 	if path == "/" {
 		return nil, shoal.E(op, path, shoal.KindIsDir)
 	}
-	var md5, sha []byte
-	if len(f.sums.MD5) == 16 {
-		md5 = f.sums.MD5
-	}
-	if len(f.sums.SHA256) == 32 {
-		sha = f.sums.SHA256
-	}
-	if made, ok, err := t.createFast(ctx, path, f, md5, sha); ok || err != nil {
-		return made, err
-	}
 	self, parent, quotas, err := t.lockPath(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkParent(op, path, parent); err != nil {
 		return nil, err
+	}
+	var md5, sha []byte
+	if len(f.sums.MD5) == 16 {
+		md5 = f.sums.MD5
+	}
+	if len(f.sums.SHA256) == 32 {
+		sha = f.sums.SHA256
 	}
 	mtime := f.mtime.UnixNano()
 	var id int64
