@@ -81,7 +81,7 @@ if [[ " $PARTS " == *" all "* ]]; then
 	if [[ -n $BASE ]]; then
 		# Two new instances: the one above holds every file of the nginx
 		# runs. Used against a new BASE, the same build came out 0.74-0.80
-		# at 16 KiB; both new, 0.94-1.04.
+		# at 16 KiB; both new, 0.90-1.08 over five runs.
 		NPORT=$(free_port)
 		start this "$SHOAL" all --data "$DATA/this" --listen "127.0.0.1:$NPORT" --disk-listen "127.0.0.1:$(free_port)"
 		BPORT=$(free_port)
