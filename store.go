@@ -74,15 +74,16 @@ type RangeOpener interface {
 	OpenRange(ctx context.Context, id string, off, n int64) (io.ReadCloser, error)
 }
 
-// FileObject is an optional Object method for objects kept whole in a
-// local file: that file, which a server sends with sendfile(2) (zero
-// copy). The file may be shared by every reader of the object at once
+// FileObject is an optional Object method for objects kept in a local
+// file, whole or as one record of a pack: that file and the offset of
+// the object's first byte in it, which a server sends with sendfile(2)
+// (zero copy). The file may be shared by every reader of the object at once
 // (diskserver keeps objects' files open): read it at explicit offsets
 // only (ReadAt, sendfile with an offset, as netguard.FileBody does),
 // never through its position, and never close it: Close the Object. md
 // serves `shoal all`'s own objects this way (see md.Options.LocalStore).
 type FileObject interface {
-	OSFile() *os.File
+	OSFile() (f *os.File, base int64)
 }
 
 // SizedCreator is an optional BlobStore method: Create for a body of

@@ -32,6 +32,7 @@ type disk struct {
 	// directory for every create that linked before it started.
 	stagedSync *groupSync
 	unstaging  unstaging // published objects whose staged names remain
+	packs      *packSet  // small staged objects; nil: none on this disk
 }
 
 const (
@@ -47,7 +48,7 @@ func openDisk(dir string) (*disk, error) {
 	const op = "diskserver.openDisk"
 	d := &disk{dir: dir}
 	var err error
-	for _, sub := range []string{objectsDir, tmpDir, stagedDir} {
+	for _, sub := range []string{objectsDir, tmpDir, stagedDir, packsDir} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
 			return nil, shoal.E(op, dir, err)
 		}
@@ -56,7 +57,11 @@ func openDisk(dir string) (*disk, error) {
 	if err := syncDir(dir); err != nil {
 		return nil, shoal.E(op, dir, err)
 	}
-	d.stagedSync = &groupSync{dir: filepath.Join(dir, stagedDir)}
+	staged := filepath.Join(dir, stagedDir)
+	d.stagedSync = &groupSync{do: func() error { return syncDir(staged) }}
+	if d.packs, err = openPacks(dir); err != nil {
+		return nil, shoal.E(op, dir, err)
+	}
 	if d.flat, err = prepareObjects(dir); err != nil {
 		return nil, shoal.E(op, dir, err)
 	}

@@ -35,13 +35,14 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, id string) {
 		f.Close()
 		return
 	}
-	ctx.Response.Header.SetLastModified(f.modTime)
+	ctx.Response.Header.SetLastModified(f.ModTime())
 	if len(rs) > 1 {
 		objhttp.SetMultipart(ctx, f, f, rs, size)
 		return
 	}
 	start, end := objhttp.Span(rs, size)
-	ctx.SetBodyStream(netguard.NewFileBody(f.OSFile(), start, end-start, f), int(end-start))
+	of, base := f.OSFile()
+	ctx.SetBodyStream(netguard.NewFileBody(of, base+start, end-start, f), int(end-start))
 	if !ctx.IsHead() {
 		ctx.Response.ImmediateHeaderFlush = netguard.FileFollows(ctx.Conn(), end-start)
 	}

@@ -160,7 +160,9 @@ func (f *file) ReadAt(p []byte, off int64) (int, error) { return f.h.f.ReadAt(p,
 
 // OSFile implements shoal.FileObject: md in `shoal all` sends it with
 // sendfile as this server does.
-func (f *file) OSFile() *os.File { return f.h.f }
+func (f *file) OSFile() (*os.File, int64) { return f.h.f, 0 }
+
+func (f *file) ModTime() time.Time { return f.modTime }
 
 // Close implements shoal.Object; a second Close does nothing.
 func (f *file) Close() error {

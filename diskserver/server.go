@@ -59,6 +59,7 @@ type Options struct {
 	MaxBodySize       int64           // 0: DefaultMaxBodySize
 	Net               netguard.Config // connection caps and timeouts (zero: netguard.Defaults)
 	ReserveBytes      int64           // free space kept on each disk; 0: DefaultReserveBytes, <0: none
+	PackMax           int64           // largest staged object kept in a pack; 0: DefaultPackMax, <0: none
 	Logger            *slog.Logger    // nil: slog.Default()
 	AccessLog         *slog.Logger    // one line per object request (objhttp.LogAccess); nil: none
 	// ClientTLS is the client config of calls to an https md (the
@@ -119,6 +120,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	store.SetPackMax(opts.PackMax)
 	if opts.ID == "" {
 		if opts.ID, err = loadServerID(opts.Dirs[0]); err != nil {
 			return nil, err

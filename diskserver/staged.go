@@ -66,6 +66,17 @@ func (s *Store) Publish(ctx context.Context, id string) error {
 		return invalidID(op, id)
 	}
 	for _, d := range s.disks {
+		if d.packs == nil {
+			continue
+		}
+		if found, err := d.packs.publish(id); found || err != nil {
+			if err != nil {
+				return shoal.E(op, id, err)
+			}
+			return nil
+		}
+	}
+	for _, d := range s.disks {
 		src := d.stagedPath(id)
 		if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) {
 			continue // staged on another disk
@@ -87,6 +98,9 @@ func (s *Store) Publish(ctx context.Context, id string) error {
 func (s *Store) Staged(ctx context.Context) ([]string, error) {
 	var ids []string
 	for _, d := range s.disks {
+		if d.packs != nil {
+			d.packs.list(recStaged, func(id string, _ packed) { ids = append(ids, id) })
+		}
 		// The published set first: a name read before it could be one a
 		// background drop removes, and forgets, in between.
 		published := d.unstaging.published()
@@ -254,11 +268,12 @@ func (s *Store) FlushStaged() error {
 	return nil
 }
 
-// groupSync fsyncs one directory for many concurrent callers: a caller
-// takes a ticket after making its entry, and any fsync that starts after
-// that covers it, so callers that arrive while one runs share the next.
+// groupSync runs one sync (an fsync of a directory, an fdatasync of a
+// pack) for many concurrent callers: a caller takes a ticket after its
+// write, and any sync that starts after that covers it, so callers that
+// arrive while one runs share the next.
 type groupSync struct {
-	dir string
+	do func() error
 
 	mu     sync.Mutex
 	cond   *sync.Cond
@@ -267,7 +282,7 @@ type groupSync struct {
 	busy   bool
 }
 
-// sync returns once dir's entries made before the call are durable.
+// sync returns once the writes made before the call are durable.
 func (g *groupSync) sync() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -284,7 +299,7 @@ func (g *groupSync) sync() error {
 		g.busy = true
 		upto := g.next
 		g.mu.Unlock()
-		err := syncDir(g.dir)
+		err := g.do()
 		g.mu.Lock()
 		g.busy = false
 		g.cond.Broadcast()

@@ -35,6 +35,7 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBufSize); retur
 type Store struct {
 	disks   []*disk
 	reserve int64
+	packMax int64      // the largest staged object kept in a pack; < 0: none
 	open    *openFiles // objects' files kept open for readers
 
 	mu       sync.Mutex
@@ -53,7 +54,7 @@ func NewStore(dirs []string, reserve int64) (*Store, error) {
 	if reserve < 0 {
 		reserve = DefaultReserveBytes
 	}
-	s := &Store{reserve: reserve, creating: map[string]chan struct{}{}, open: newOpenFiles(maxOpenFiles)}
+	s := &Store{reserve: reserve, packMax: DefaultPackMax, creating: map[string]chan struct{}{}, open: newOpenFiles(maxOpenFiles)}
 	claims := map[[2]int32]*atomic.Int64{}
 	for _, dir := range dirs {
 		d, err := openDisk(dir)
@@ -76,15 +77,18 @@ func invalidID(op, id string) error {
 	return shoal.Errorf(op, shoal.KindInvalid, "bad object id %q", id)
 }
 
-// find returns the path of id on whichever disk holds it.
-func (s *Store) find(id string) (string, fs.FileInfo, bool) {
+// exists reports whether a disk holds id, in a pack (staged or not) or
+// as a file.
+func (s *Store) exists(id string) bool {
 	for _, d := range s.disks {
-		p := d.objectPath(id)
-		if fi, err := os.Stat(p); err == nil {
-			return p, fi, true
+		if d.packs != nil && d.packs.has(id) {
+			return true
+		}
+		if _, err := os.Stat(d.objectPath(id)); err == nil {
+			return true
 		}
 	}
-	return "", nil, false
+	return false
 }
 
 // room is what d can still take: free bytes beyond the reserve, less
@@ -159,7 +163,7 @@ func (s *Store) create(ctx context.Context, id string, r io.Reader, size int64, 
 			return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, shoal.KindTimeout, ctx.Err())
 		}
 	}
-	if _, _, ok := s.find(id); ok {
+	if s.exists(id) {
 		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, shoal.KindExist)
 	}
 	d, err := s.pickDisk(max(size, 0))
@@ -215,10 +219,20 @@ func (rr *roomReader) release() {
 	}
 }
 
-// create writes r to a temp file on d, hashing it in the same pass, and
-// links it into place once it is durable. Any failure removes the temp file.
-func (d *disk) create(ctx context.Context, id string, r *roomReader, staged bool) (info shoal.ObjectInfo, sums shoal.Sums, err error) {
+// create writes r on d: into a pack if it is a small staged object, else
+// into a file of its own.
+func (d *disk) create(ctx context.Context, id string, r *roomReader, staged bool) (shoal.ObjectInfo, shoal.Sums, error) {
 	defer r.release()
+	if staged && d.packs != nil && r.want >= 0 && r.want <= r.s.packMax {
+		return d.createPacked(ctx, id, r, r.s.packMax)
+	}
+	return d.createFile(ctx, id, r, staged)
+}
+
+// createFile writes r to a temp file on d, hashing it in the same pass,
+// and links it into place once it is durable. Any failure removes the
+// temp file.
+func (d *disk) createFile(ctx context.Context, id string, r io.Reader, staged bool) (info shoal.ObjectInfo, sums shoal.Sums, err error) {
 	const op = "diskserver.Create"
 	tmp, err := d.newTemp(id)
 	if err != nil {
@@ -309,11 +323,27 @@ func (s *Store) Open(ctx context.Context, id string) (shoal.Object, error) {
 	return f, nil
 }
 
-// openFile opens id from the kept open files, or from its disk.
-func (s *Store) openFile(id string) (*file, error) {
+// localObject is an object of this store: a file of its own, or a
+// record in a pack.
+type localObject interface {
+	shoal.Object
+	shoal.FileObject
+	ModTime() time.Time
+}
+
+// openFile opens id from a pack, from the kept open files, or from its
+// disk.
+func (s *Store) openFile(id string) (localObject, error) {
 	const op = "diskserver.Open"
 	if !shoal.ValidObjectID(id) {
 		return nil, invalidID(op, id)
+	}
+	for _, d := range s.disks {
+		if d.packs != nil {
+			if o := d.packs.open(id); o != nil {
+				return o, nil
+			}
+		}
 	}
 	h, removals := s.open.get(id)
 	if h != nil {
@@ -358,6 +388,17 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 	if !shoal.ValidObjectID(id) {
 		return invalidID(op, id)
 	}
+	for _, d := range s.disks {
+		if d.packs == nil {
+			continue
+		}
+		if found, err := d.packs.remove(id); found || err != nil {
+			if err != nil {
+				return shoal.E(op, id, err)
+			}
+			return nil
+		}
+	}
 	// Unlinked first, then forgotten: an open that read the file before
 	// the unlink is not kept (openFiles.add).
 	defer s.open.forget(id)
@@ -376,6 +417,17 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 func (s *Store) Walk(ctx context.Context, fn func(shoal.ObjectInfo) error) error {
 	const op = "diskserver.Walk"
 	for _, d := range s.disks {
+		if d.packs != nil {
+			var err error
+			d.packs.list(recPublished, func(id string, e packed) {
+				if err == nil {
+					err = fn(shoal.ObjectInfo{ID: id, Size: e.size, ModTime: time.Unix(0, e.mtimeNs)})
+				}
+			})
+			if err != nil {
+				return shoal.E(op, d.dir, err)
+			}
+		}
 		root := filepath.Join(d.dir, objectsDir)
 		err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 			if err != nil {

@@ -30,6 +30,18 @@ func TestStoreTwoDisks(t *testing.T) {
 	})
 }
 
+// Every object a file of its own: the contract holds without packs.
+func TestStoreNoPacks(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) shoal.BlobStore {
+		s, err := NewStore([]string{t.TempDir()}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetPackMax(-1)
+		return s
+	})
+}
+
 // Without O_TMPFILE (other systems, some filesystems), temp files are
 // named under tmp/: the same contract holds.
 func TestStoreNamedTemps(t *testing.T) {

@@ -137,7 +137,8 @@ func (s *Server) tpcPush(ctx *fasthttp.RequestCtx, req *tpc.Request, id string, 
 		if err != nil {
 			return nil, err
 		}
-		return netguard.NewFileBody(f.OSFile(), 0, f.Size(), f), nil
+		of, base := f.OSFile()
+		return netguard.NewFileBody(of, base, f.Size(), f), nil
 	}}
 	s.opts.TPC.Serve(ctx, tpc.ModePush, req.Remote, func(c context.Context, p *tpc.Progress) error {
 		return s.opts.TPC.Push(c, req, src, p)

@@ -89,7 +89,8 @@ func (s *Server) getLocal(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
 // after sending it.
 func setObjectBody(ctx *fasthttp.RequestCtx, obj shoal.Object, off, n int64) {
 	if fo, ok := obj.(shoal.FileObject); ok {
-		ctx.SetBodyStream(netguard.NewFileBody(fo.OSFile(), off, n, obj), int(n))
+		f, base := fo.OSFile()
+		ctx.SetBodyStream(netguard.NewFileBody(f, base+off, n, obj), int(n))
 		ctx.Response.ImmediateHeaderFlush = netguard.FileFollows(ctx.Conn(), n)
 		return
 	}

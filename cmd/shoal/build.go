@@ -166,6 +166,7 @@ func newDisk(c *config.Config, keys *sign.Keys, dirs []string, mdURL, publicURL 
 		HeartbeatInterval: c.Disk.Heartbeat,
 		GarbageInterval:   c.Disk.Garbage,
 		ReserveBytes:      diskReserve(c.Disk.Reserve),
+		PackMax:           diskReserve(c.Disk.PackMax),
 		MaxBodySize:       int64(c.Disk.MaxBody),
 		Logger:            log,
 		AccessLog:         accessLog(c),
@@ -174,8 +175,9 @@ func newDisk(c *config.Config, keys *sign.Keys, dirs []string, mdURL, publicURL 
 	})
 }
 
-// diskReserve is disk.reserve as diskserver.Options.ReserveBytes reads
-// it (there 0 is the default, <0 none).
+// diskReserve is disk.reserve (or disk.pack_max) as
+// diskserver.Options.ReserveBytes (PackMax) reads it (there 0 is the
+// default, <0 none).
 func diskReserve(r config.Size) int64 {
 	if r == 0 {
 		return -1

@@ -124,6 +124,7 @@ type DiskConfig struct {
 	Heartbeat time.Duration `mapstructure:"heartbeat" doc:"interval between heartbeats to md (a failed one is retried sooner, with backoff)"`
 	MaxBody   Size          `mapstructure:"max_body" doc:"largest object a PUT may store on this data server (413 beyond)"`
 	Reserve   Size          `mapstructure:"reserve" doc:"free space each data directory keeps for its filesystem: writes that would eat into it get 507, and a disk down to it is full (healthz 503); 0: none"`
+	PackMax   Size          `mapstructure:"pack_max" doc:"objects up to this size that md in shoal all writes into its own data server are kept many to a pack file, one record each, instead of a file each (a create then costs a write and a share of one fdatasync); 0: never (at most 255KiB)"`
 	Garbage   time.Duration `mapstructure:"garbage_interval" doc:"how often the data server removes the objects md queued as garbage (deleted or overwritten files, expired uploads)"`
 }
 
@@ -209,6 +210,7 @@ func Defaults() Config {
 			Pool:      "default",
 			Heartbeat: 2 * time.Second,
 			Reserve:   64 * MiB,
+			PackMax:   64 * KiB,
 			Garbage:   30 * time.Second,
 			MaxBody:   64 * GiB,
 		},
@@ -321,6 +323,11 @@ func (c *Config) Validate() error {
 	}
 	if c.MD.ChunkedReserve < 1 {
 		return fmt.Errorf("md.chunked_reserve: %v must be at least 1 byte", c.MD.ChunkedReserve)
+	}
+	// The data server reads a packed body whole into one of its 256 KiB
+	// copy buffers (diskserver.MaxPackMax).
+	if c.Disk.PackMax < 0 || c.Disk.PackMax > 255*KiB {
+		return fmt.Errorf("disk.pack_max: %v must be between 0 (never) and 255KiB", c.Disk.PackMax)
 	}
 	if c.Disk.Reserve < 0 {
 		return fmt.Errorf("disk.reserve: %v must be at least 0 (0: none)", c.Disk.Reserve)

@@ -1,0 +1,62 @@
+package diskserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"hash/adler32"
+	"io"
+	"time"
+
+	"shoal"
+)
+
+// DefaultPackMax is the largest staged object a disk keeps in a pack
+// rather than in a file of its own (see packs.go).
+const DefaultPackMax = 64 << 10
+
+// MaxPackMax bounds Store.packMax: a packed create reads its whole body
+// into one of the pooled copy buffers.
+const MaxPackMax = copyBufSize - recHeaderSize - 1
+
+// SetPackMax sets the largest staged object kept in a pack: 0 for
+// DefaultPackMax, < 0 for none (every object a file).
+func (s *Store) SetPackMax(n int64) {
+	switch {
+	case n == 0:
+		n = DefaultPackMax
+	case n < 0:
+		n = -1
+	}
+	s.packMax = min(n, MaxPackMax)
+}
+
+// createPacked reads a body of at most packMax bytes and writes it into a
+// pack of d as a staged object; a longer body (its declared length was
+// wrong) becomes a file of its own.
+func (d *disk) createPacked(ctx context.Context, id string, r io.Reader, packMax int64) (shoal.ObjectInfo, shoal.Sums, error) {
+	const op = "diskserver.CreateStaged"
+	bufp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bufp)
+	rec := (*bufp)[:recHeaderSize+packMax+1]
+	n, err := io.ReadFull(r, rec[recHeaderSize:])
+	switch err {
+	case nil:
+		return d.createFile(ctx, id, io.MultiReader(bytes.NewReader(rec[recHeaderSize:]), r), true)
+	case io.EOF, io.ErrUnexpectedEOF:
+	default:
+		return shoal.ObjectInfo{}, shoal.Sums{}, readErr(op, id, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, shoal.KindTimeout, err)
+	}
+	data := rec[recHeaderSize : recHeaderSize+n]
+	sum := md5.Sum(data)
+	now := time.Now()
+	h := recordHeader{id: id, size: int64(n), mtimeNs: now.UnixNano(), state: recStaged,
+		sums: shoal.Sums{Adler32: adler32.Checksum(data), MD5: sum[:]}}
+	if err := d.packs.put(id, rec[:recHeaderSize+n], h); err != nil {
+		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, diskErrKind(err), err)
+	}
+	return shoal.ObjectInfo{ID: id, Size: int64(n), ModTime: now}, h.sums, nil
+}

@@ -1,0 +1,394 @@
+package diskserver
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Small staged objects (up to Store.packMax bytes: what md in `shoal all`
+// writes into its own data server) go into pack files, packs/<seq>, one
+// record each (packrecord.go): a create is one pwrite into a file that
+// exists and a share of one fdatasync of it with every create running at
+// the same time (groupSync), where a file of its own costs an inode, a
+// name in staged/, a name in objects/ and fsyncs of both. Its state byte
+// says staged, published or removed: Publish rewrites it in place (not
+// synced: a crash that loses it leaves the object staged, and md
+// publishes it again, as with a lost link), Remove durably (the record
+// header then says removed) and then punches the record's blocks out of
+// the file, which gives their space back, once nobody reads them. The
+// index (id → record) is in memory, rebuilt at start by a scan of the
+// packs' record headers that skips holes (SEEK_DATA).
+//
+// Packs are never rewritten or compacted: holes give the space of removed
+// records back, so a pack whose records are all removed takes no blocks.
+
+// packRoll is the size past which a disk starts a new pack.
+var packRoll int64 = 1 << 30
+
+const packsDir = "packs"
+
+// packSet is one disk's packs and the objects in them.
+type packSet struct {
+	dir string
+
+	mu      sync.Mutex
+	index   map[string]*packed
+	cur     *pack // the pack new records go into; nil until the first
+	nextSeq uint64
+}
+
+// pack is one pack file, open for the life of the store.
+type pack struct {
+	f       *os.File
+	nonce   [nonceSize]byte
+	end     int64      // where its next record goes; under packSet.mu
+	durable *groupSync // fdatasync of f, shared by concurrent writers
+}
+
+// packed is one object in a pack.
+type packed struct {
+	p       *pack
+	off     int64 // its record's
+	size    int64
+	mtimeNs int64
+	state   byte
+	readers int  // open objects; under packSet.mu
+	removed bool // punch it when its last reader closes
+}
+
+// openPacks opens dir/packs and indexes its records; nil (every object
+// a file) where packs are not supported.
+func openPacks(dir string) (*packSet, error) {
+	if !packsSupported {
+		return nil, nil
+	}
+	ps := &packSet{dir: filepath.Join(dir, packsDir), index: map[string]*packed{}}
+	if ok, err := probePunch(ps.dir); err != nil || !ok {
+		return nil, err
+	}
+	entries, err := os.ReadDir(ps.dir)
+	if err != nil {
+		return nil, err
+	}
+	var last *pack
+	for _, e := range entries {
+		seq, err := strconv.ParseUint(e.Name(), 16, 64)
+		if err != nil || len(e.Name()) != 16 {
+			continue
+		}
+		p, err := ps.load(filepath.Join(ps.dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		ps.nextSeq = max(ps.nextSeq, seq+1)
+		if p != nil {
+			last = p // ReadDir sorts by name: the newest
+		}
+	}
+	if last != nil && last.end < packRoll {
+		ps.cur = last
+	}
+	return ps, nil
+}
+
+// probePunch makes dir and says whether its filesystem punches holes.
+func probePunch(dir string) (bool, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return false, err
+	}
+	f, err := os.CreateTemp(dir, "probe-")
+	if err != nil {
+		return false, err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if _, err := f.WriteAt(make([]byte, 2*packAlign), 0); err != nil {
+		return false, err
+	}
+	return punchHole(f, 0, packAlign) == nil, nil
+}
+
+// load opens one pack and indexes its records. A pack with no valid
+// header and no room for a record (a crash while it was being made) is
+// removed; nil then.
+func (ps *packSet) load(path string) (*pack, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	hdr := make([]byte, packHdrSize)
+	_, rerr := f.ReadAt(hdr, 0)
+	nonce, ok := parsePackHeader(hdr)
+	if rerr != nil || !ok {
+		f.Close()
+		if fi.Size() <= packAlign {
+			return nil, os.Remove(path)
+		}
+		return nil, fmt.Errorf("pack %s: bad header", path)
+	}
+	p := &pack{f: f, nonce: nonce}
+	p.durable = &groupSync{do: func() error { return fdatasync(f) }}
+	if err := ps.scan(p, fi.Size()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("pack %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// scan indexes p's records (size bytes of them). What is not a record
+// header where one could start is skipped a block at a time: holes (whole
+// records removed), or what a crash left of records never acknowledged.
+// Records whose removal was durable but not yet punched are punched now.
+func (ps *packSet) scan(p *pack, size int64) error {
+	buf := make([]byte, recHeaderSize)
+	off := int64(packAlign)
+	for off < size {
+		next, err := seekData(p.f, off)
+		if errors.Is(err, errNoMoreData) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if off = next / packAlign * packAlign; off >= size {
+			break
+		}
+		n, err := p.f.ReadAt(buf, off)
+		if err != nil && err != io.EOF {
+			return err
+		}
+		h, ok := parseRecordHeader(buf[:n], p.nonce)
+		if !ok {
+			off += packAlign
+			continue
+		}
+		if off+recHeaderSize+h.size > size {
+			// Its bytes never all reached the disk, so its create never
+			// returned: nothing can be beyond it.
+			punchHole(p.f, off, size-off)
+			break
+		}
+		switch {
+		case h.state == recRemoved:
+			punchHole(p.f, off, recordLen(h.size))
+		case ps.index[h.id] == nil:
+			ps.index[h.id] = &packed{p: p, off: off, size: h.size, mtimeNs: h.mtimeNs, state: h.state}
+		}
+		off += recordLen(h.size)
+	}
+	p.end = (size + packAlign - 1) / packAlign * packAlign
+	return nil
+}
+
+// newPack makes the next pack durably: its header, its name.
+func (ps *packSet) newPack() (*pack, error) {
+	path := filepath.Join(ps.dir, fmt.Sprintf("%016x", ps.nextSeq))
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	ps.nextSeq++
+	p := &pack{f: f, end: packAlign}
+	p.durable = &groupSync{do: func() error { return fdatasync(f) }}
+	hdr := make([]byte, packHdrSize)
+	if _, err = rand.Read(p.nonce[:]); err == nil {
+		encodePackHeader(hdr, p.nonce)
+		if _, err = f.WriteAt(hdr, 0); err == nil {
+			if err = f.Sync(); err == nil {
+				err = syncDir(ps.dir)
+			}
+		}
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, err
+	}
+	return p, nil
+}
+
+// put writes a record, rec (its header, then its bytes), of object id
+// into the current pack, durably, as staged.
+func (ps *packSet) put(id string, rec []byte, h recordHeader) error {
+	n := recordLen(h.size)
+	ps.mu.Lock()
+	if ps.cur == nil || ps.cur.end >= packRoll {
+		p, err := ps.newPack()
+		if err != nil {
+			ps.mu.Unlock()
+			return err
+		}
+		ps.cur = p
+	}
+	p := ps.cur
+	off := p.end
+	p.end += n
+	ps.mu.Unlock()
+
+	encodeRecordHeader(rec, p.nonce, h)
+	_, err := p.f.WriteAt(rec, off)
+	if err == nil {
+		err = p.durable.sync()
+	}
+	if err != nil {
+		punchHole(p.f, off, n) // it may be on disk, but nobody was told
+		return err
+	}
+	ps.mu.Lock()
+	ps.index[id] = &packed{p: p, off: off, size: h.size, mtimeNs: h.mtimeNs, state: recStaged}
+	ps.mu.Unlock()
+	return nil
+}
+
+// has reports whether id is in a pack, staged or not.
+func (ps *packSet) has(id string) bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.index[id] != nil
+}
+
+// open returns published object id; nil if it is not in a pack.
+func (ps *packSet) open(id string) *packObject {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	e := ps.index[id]
+	if e == nil || e.state != recPublished {
+		return nil
+	}
+	e.readers++
+	return &packObject{ps: ps, e: e}
+}
+
+// release ends one reader of e; the last one of a removed object punches it.
+func (ps *packSet) release(e *packed) {
+	ps.mu.Lock()
+	e.readers--
+	punch := e.removed && e.readers == 0
+	ps.mu.Unlock()
+	if punch {
+		punchHole(e.p.f, e.off, recordLen(e.size))
+	}
+}
+
+// publish rewrites id's state byte to published; found is false if id is not in a
+// pack. Publishing a published object does nothing.
+func (ps *packSet) publish(id string) (found bool, err error) {
+	ps.mu.Lock()
+	e := ps.index[id]
+	if e == nil || e.state == recPublished {
+		ps.mu.Unlock()
+		return e != nil, nil
+	}
+	e.state = recPublished
+	ps.mu.Unlock()
+	if _, err := e.p.f.WriteAt([]byte{recPublished}, e.off+recStateOff); err != nil {
+		ps.mu.Lock()
+		e.state = recStaged
+		ps.mu.Unlock()
+		return true, err
+	}
+	return true, nil
+}
+
+// remove removes id durably, and punches its record once nobody reads
+// it; found is false if id is not in a pack.
+func (ps *packSet) remove(id string) (found bool, err error) {
+	ps.mu.Lock()
+	e := ps.index[id]
+	if e == nil {
+		ps.mu.Unlock()
+		return false, nil
+	}
+	delete(ps.index, id)
+	ps.mu.Unlock()
+	_, err = e.p.f.WriteAt([]byte{recRemoved}, e.off+recStateOff)
+	if err == nil {
+		err = e.p.durable.sync()
+	}
+	ps.mu.Lock()
+	if err != nil {
+		if ps.index[id] == nil {
+			ps.index[id] = e // still there, as far as anyone can tell
+		}
+		ps.mu.Unlock()
+		return true, err
+	}
+	e.removed = true
+	punch := e.readers == 0
+	ps.mu.Unlock()
+	if punch {
+		punchHole(e.p.f, e.off, recordLen(e.size))
+	}
+	return true, nil
+}
+
+// list calls fn for every object in state (staged or published).
+func (ps *packSet) list(state byte, fn func(id string, e packed)) {
+	ps.mu.Lock()
+	var ids []string
+	var es []packed
+	for id, e := range ps.index {
+		if e.state == state {
+			ids, es = append(ids, id), append(es, *e)
+		}
+	}
+	ps.mu.Unlock()
+	for i, id := range ids {
+		fn(id, es[i])
+	}
+}
+
+// packObject is an open object in a pack.
+type packObject struct {
+	ps   *packSet
+	e    *packed
+	done bool
+}
+
+func (o *packObject) Size() int64 { return o.e.size }
+
+func (o *packObject) ModTime() time.Time { return time.Unix(0, o.e.mtimeNs) }
+
+func (o *packObject) ReadAt(b []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, &fs.PathError{Op: "readat", Path: "pack object", Err: fs.ErrInvalid}
+	}
+	if off >= o.e.size {
+		return 0, io.EOF
+	}
+	var eof error
+	if left := o.e.size - off; int64(len(b)) > left {
+		b, eof = b[:left], io.EOF
+	}
+	n, err := o.e.p.f.ReadAt(b, o.e.off+recHeaderSize+off)
+	if err == nil {
+		err = eof
+	}
+	return n, err
+}
+
+// OSFile implements shoal.FileObject: the pack, and where in it the
+// object's bytes start.
+func (o *packObject) OSFile() (*os.File, int64) { return o.e.p.f, o.e.off + recHeaderSize }
+
+// Close implements shoal.Object; a second Close does nothing.
+func (o *packObject) Close() error {
+	if !o.done {
+		o.done = true
+		o.ps.release(o.e)
+	}
+	return nil
+}

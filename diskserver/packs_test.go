@@ -1,0 +1,416 @@
+package diskserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"testing"
+
+	"shoal"
+	"shoal/storetest"
+)
+
+// newPackStore is a one-disk store that packs staged objects.
+func newPackStore(t *testing.T, dir string) *Store {
+	t.Helper()
+	s, err := NewStore([]string{dir}, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.disks[0].packs == nil {
+		t.Fatalf("no packs on %s (packsSupported %v)", dir, packsSupported)
+	}
+	return s
+}
+
+func stage(t *testing.T, s *Store, id string, data []byte) {
+	t.Helper()
+	info, sums, err := s.CreateStaged(context.Background(), id, bytes.NewReader(data), int64(len(data)))
+	want := md5.Sum(data)
+	if err != nil || info.Size != int64(len(data)) || !bytes.Equal(sums.MD5, want[:]) {
+		t.Fatalf("CreateStaged %s: %+v %x %v", id, info, sums.MD5, err)
+	}
+}
+
+func wantContent(t *testing.T, s *Store, id string, data []byte) {
+	t.Helper()
+	o, err := s.Open(context.Background(), id)
+	if err != nil {
+		t.Fatalf("Open %s: %v", id, err)
+	}
+	defer o.Close()
+	got := make([]byte, o.Size())
+	if n, err := o.ReadAt(got, 0); o.Size() != int64(len(data)) || n != len(data) || (err != nil && err != io.EOF) || !bytes.Equal(got, data) {
+		t.Fatalf("%s reads %d of %d bytes (%v), equal %v", id, n, len(data), err, bytes.Equal(got, data))
+	}
+}
+
+func packFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, packsDir, "????????????????"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// allocated is the bytes of blocks the packs of dir take.
+func allocated(t *testing.T, dir string) int64 {
+	t.Helper()
+	var n int64
+	for _, p := range packFiles(t, dir) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += fi.Sys().(*syscall.Stat_t).Blocks * 512
+	}
+	return n
+}
+
+// TestPacksSurviveRestart: what a store reopened on the same directory
+// (a restart, or a crash once the states were written) finds: published
+// objects with their bytes, staged ones listed by Staged, removed ones
+// gone; objects over the pack limit stay files.
+func TestPacksSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	s := newPackStore(t, dir)
+	ctx := context.Background()
+	data := map[string][]byte{}
+	for i, n := range []int{1, 4000, 4096 - recHeaderSize, 16 << 10, DefaultPackMax} {
+		id := fmt.Sprintf("a%d", i)
+		data[id] = storetest.Data(uint64(i), n)
+		stage(t, s, id, data[id])
+	}
+	big := storetest.Data(9, DefaultPackMax+1)
+	stage(t, s, "b1", big)
+	if s.disks[0].packs.has("b1") {
+		t.Fatal("an object over the pack limit went into a pack")
+	}
+	for _, id := range []string{"a0", "a1", "a2", "a3", "b1"} {
+		if err := s.Publish(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Publish(ctx, "a3"); err != nil {
+		t.Fatalf("publishing twice: %v", err)
+	}
+	if err := s.Remove(ctx, "a1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Open(ctx, "a4"); shoal.KindOf(err) != shoal.KindNotFound {
+		t.Fatalf("staged a4 opens: %v", err)
+	}
+	if err := s.FlushStaged(); err != nil { // b1's staged name: a clean stop
+		t.Fatal(err)
+	}
+
+	s2 := newPackStore(t, dir)
+	for _, id := range []string{"a0", "a2", "a3"} {
+		wantContent(t, s2, id, data[id])
+	}
+	wantContent(t, s2, "b1", big)
+	if _, err := s2.Open(ctx, "a1"); shoal.KindOf(err) != shoal.KindNotFound {
+		t.Errorf("removed a1 after a restart: %v", err)
+	}
+	if ids, err := s2.Staged(ctx); err != nil || !slices.Equal(ids, []string{"a4"}) {
+		t.Errorf("Staged after a restart = %v, %v; want [a4]", ids, err)
+	}
+	var walked []string
+	s2.Walk(ctx, func(o shoal.ObjectInfo) error {
+		walked = append(walked, o.ID)
+		if o.Size != int64(len(data[o.ID])) && o.ID != "b1" {
+			t.Errorf("Walk: %s has %d bytes, want %d", o.ID, o.Size, len(data[o.ID]))
+		}
+		return nil
+	})
+	slices.Sort(walked)
+	if !slices.Equal(walked, []string{"a0", "a2", "a3", "b1"}) {
+		t.Errorf("Walk after a restart = %v", walked)
+	}
+	if _, _, err := s2.CreateStaged(ctx, "a0", bytes.NewReader([]byte("x")), 1); shoal.KindOf(err) != shoal.KindExist {
+		t.Errorf("CreateStaged over a packed object: %v, want KindExist", err)
+	}
+	if err := s2.Publish(ctx, "a4"); err != nil {
+		t.Fatal(err)
+	}
+	wantContent(t, s2, "a4", data["a4"])
+}
+
+// TestPackReadAt: reads of a packed object stop at its end, never in the
+// next record.
+func TestPackReadAt(t *testing.T) {
+	s := newPackStore(t, t.TempDir())
+	ctx := context.Background()
+	a, b := storetest.Data(1, 5000), storetest.Data(2, 300)
+	stage(t, s, "aa", a)
+	stage(t, s, "bb", b)
+	for _, id := range []string{"aa", "bb"} {
+		if err := s.Publish(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o, err := s.Open(ctx, "aa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	buf := make([]byte, 100)
+	if n, err := o.ReadAt(buf, 4950); n != 50 || err != io.EOF || !bytes.Equal(buf[:50], a[4950:]) {
+		t.Errorf("ReadAt across the end: %d, %v", n, err)
+	}
+	if n, err := o.ReadAt(buf, 5000); n != 0 || err != io.EOF {
+		t.Errorf("ReadAt at the end: %d, %v", n, err)
+	}
+	if n, err := o.ReadAt(buf, 17); n != 100 || err != nil || !bytes.Equal(buf, a[17:117]) {
+		t.Errorf("ReadAt inside: %d, %v", n, err)
+	}
+	f, base := o.(shoal.FileObject).OSFile()
+	got := make([]byte, 5000)
+	if _, err := f.ReadAt(got, base); err != nil || !bytes.Equal(got, a) {
+		t.Errorf("OSFile at its base does not hold the object: %v", err)
+	}
+}
+
+// TestPackRemoveWhileRead: a removed object stays readable by those who
+// opened it before; its blocks are given back once they close it, and
+// removing is durable at once.
+func TestPackRemoveWhileRead(t *testing.T) {
+	dir := t.TempDir()
+	s := newPackStore(t, dir)
+	ctx := context.Background()
+	data := storetest.Data(3, 60<<10)
+	for i := range 8 {
+		id := fmt.Sprintf("c%d", i)
+		stage(t, s, id, data)
+		if err := s.Publish(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := allocated(t, dir)
+	o, err := s.Open(ctx, "c0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		if err := s.Remove(ctx, fmt.Sprintf("c%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Open(ctx, "c0"); shoal.KindOf(err) != shoal.KindNotFound {
+		t.Errorf("Open after Remove: %v", err)
+	}
+	got := make([]byte, len(data))
+	if _, err := o.ReadAt(got, 0); err != nil && err != io.EOF || !bytes.Equal(got, data) {
+		t.Fatalf("an object removed while open does not read its bytes: %v", err)
+	}
+	mid := allocated(t, dir)
+	o.Close()
+	after := allocated(t, dir)
+	if !(mid < before && after < mid && before-after >= 8*(60<<10)) {
+		t.Errorf("pack blocks: %d before, %d with one removed object open, %d after: space not given back", before, mid, after)
+	}
+	s2 := newPackStore(t, dir)
+	if _, err := s2.Open(ctx, "c0"); shoal.KindOf(err) != shoal.KindNotFound {
+		t.Errorf("removed while read, after a restart: %v", err)
+	}
+}
+
+// TestPackScanSkipsWhatIsNotARecord: the start-up scan indexes records
+// only: not a record header inside an object's bytes (even one with the
+// pack's nonce), nor a header without its pack's nonce where a crash lost
+// a record's own header, nor a record whose bytes end past the end of
+// the file (a torn last write).
+func TestPackScanSkipsWhatIsNotARecord(t *testing.T) {
+	dir := t.TempDir()
+	s := newPackStore(t, dir)
+	ctx := context.Background()
+	p := s.disks[0].packs
+
+	// An upload that carries a header of the pack's own nonce where a
+	// record could start (4096 bytes into its record) must stay data.
+	nonce := func() [nonceSize]byte { p.mu.Lock(); defer p.mu.Unlock(); return p.cur.nonce }
+	stage(t, s, "d0", []byte("first"))
+	forged := make([]byte, 3*packAlign)
+	encodeRecordHeader(forged[packAlign-recHeaderSize:], nonce(), recordHeader{id: "eeee", size: 10, state: recPublished})
+	var wrong [nonceSize]byte
+	encodeRecordHeader(forged[2*packAlign-recHeaderSize:], wrong, recordHeader{id: "ffff", size: 10, state: recPublished})
+	stage(t, s, "d1", forged)
+	// d2 loses its header block, as a crash could leave it: its data
+	// holds a header of a guessed nonce where the scan then looks.
+	guessed := make([]byte, 2*packAlign)
+	encodeRecordHeader(guessed[packAlign-recHeaderSize:], wrong, recordHeader{id: "ffff", size: 10, state: recPublished})
+	stage(t, s, "d2", guessed)
+	for _, id := range []string{"d0", "d1", "d2"} {
+		if err := s.Publish(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.mu.Lock()
+	d2 := *p.index["d2"]
+	p.mu.Unlock()
+	if err := punchHole(d2.p.f, d2.off, packAlign); err != nil {
+		t.Fatal(err)
+	}
+	// A last record whose write was torn: its header, not all its bytes.
+	stage(t, s, "d3", storetest.Data(4, 20000))
+	p.mu.Lock()
+	d3 := *p.index["d3"]
+	p.mu.Unlock()
+	if err := d3.p.f.Truncate(d3.off + packAlign); err != nil {
+		t.Fatal(err)
+	}
+
+	s2 := newPackStore(t, dir)
+	wantContent(t, s2, "d0", []byte("first"))
+	wantContent(t, s2, "d1", forged)
+	for _, id := range []string{"eeee", "ffff", "d2", "d3"} {
+		if s2.disks[0].packs.has(id) {
+			t.Errorf("the scan indexed %s", id)
+		}
+	}
+	// New records go after what the scan found.
+	stage(t, s2, "d4", []byte("after"))
+	if err := s2.Publish(ctx, "d4"); err != nil {
+		t.Fatal(err)
+	}
+	wantContent(t, newPackStore(t, dir), "d4", []byte("after"))
+}
+
+// TestPackRoll: past packRoll a disk starts a new pack; objects in every
+// pack stay readable, and concurrent creates share fdatasyncs without
+// losing any.
+func TestPackRoll(t *testing.T) {
+	old := packRoll
+	packRoll = 64 << 10
+	defer func() { packRoll = old }()
+	dir := t.TempDir()
+	s := newPackStore(t, dir)
+	ctx := context.Background()
+	const n = 64
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			id := fmt.Sprintf("e%02x", i)
+			d := storetest.Data(uint64(i), 5000+i)
+			if _, _, err := s.CreateStaged(ctx, id, bytes.NewReader(d), int64(len(d))); err != nil {
+				errs <- err
+				return
+			}
+			errs <- s.Publish(ctx, id)
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := len(packFiles(t, dir)); got < 5 {
+		t.Errorf("%d packs for %d records of 12 KiB and packs of 64 KiB", got, n)
+	}
+	s2 := newPackStore(t, dir)
+	for i := range n {
+		wantContent(t, s2, fmt.Sprintf("e%02x", i), storetest.Data(uint64(i), 5000+i))
+	}
+}
+
+// TestPackHalfMadeRemoved: a pack a crash left without its header (and
+// so without records) is removed at start; one with records but a bad
+// header stops the start.
+func TestPackHalfMadeRemoved(t *testing.T) {
+	dir := t.TempDir()
+	newPackStore(t, dir)
+	half := filepath.Join(dir, packsDir, "00000000000000ff")
+	if err := os.WriteFile(half, []byte("shoal"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	newPackStore(t, dir)
+	if _, err := os.Stat(half); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("half-made pack still there: %v", err)
+	}
+	if err := os.WriteFile(half, make([]byte, 3*packAlign), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewStore([]string{dir}, -1); err == nil {
+		t.Error("a pack with a bad header was accepted")
+	}
+}
+
+func TestRecordHeaderRoundTrip(t *testing.T) {
+	var nonce [nonceSize]byte
+	copy(nonce[:], "0123456789abcdef")
+	h := recordHeader{id: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", size: 12345, mtimeNs: 1 << 60,
+		sums: shoal.Sums{Adler32: 77, MD5: bytes.Repeat([]byte{9}, 16)}, state: recStaged}
+	b := make([]byte, recHeaderSize)
+	encodeRecordHeader(b, nonce, h)
+	got, ok := parseRecordHeader(b, nonce)
+	if !ok || got.id != h.id || got.size != h.size || got.mtimeNs != h.mtimeNs || got.sums.Adler32 != 77 || !bytes.Equal(got.sums.MD5, h.sums.MD5) || got.state != recStaged {
+		t.Fatalf("round trip: %+v %v", got, ok)
+	}
+	b[recStateOff] = recRemoved // the state is not under the CRC
+	if got, ok := parseRecordHeader(b, nonce); !ok || got.state != recRemoved {
+		t.Errorf("state rewritten: %+v %v", got, ok)
+	}
+	b[70] ^= 1
+	if _, ok := parseRecordHeader(b, nonce); ok {
+		t.Error("a flipped bit passed the CRC")
+	}
+	ph := make([]byte, packHdrSize)
+	encodePackHeader(ph, nonce)
+	if got, ok := parsePackHeader(ph); !ok || got != nonce {
+		t.Errorf("pack header round trip: %v", ok)
+	}
+}
+
+func FuzzParseRecordHeader(f *testing.F) {
+	var nonce [nonceSize]byte
+	copy(nonce[:], "fuzz-nonce-16byt")
+	b := make([]byte, recHeaderSize)
+	encodeRecordHeader(b, nonce, recordHeader{id: "abc", size: 3, state: recPublished})
+	f.Add(b)
+	f.Add(make([]byte, recHeaderSize))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, ok := parseRecordHeader(b, nonce)
+		if !ok {
+			return
+		}
+		if !shoal.ValidObjectID(h.id) || h.size < 0 || h.size > maxPackedSize || h.state < recStaged || h.state > recRemoved {
+			t.Fatalf("accepted %+v", h)
+		}
+		again := make([]byte, recHeaderSize)
+		encodeRecordHeader(again, nonce, h)
+		if !bytes.Equal(again, b[:recHeaderSize]) {
+			t.Fatalf("accepted header does not encode back to itself")
+		}
+	})
+}
+
+func FuzzParsePackHeader(f *testing.F) {
+	var nonce [nonceSize]byte
+	b := make([]byte, packHdrSize)
+	encodePackHeader(b, nonce)
+	f.Add(b)
+	f.Add([]byte("shoalpk1"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n, ok := parsePackHeader(b)
+		if !ok {
+			return
+		}
+		again := make([]byte, packHdrSize)
+		encodePackHeader(again, n)
+		if !bytes.Equal(again, b[:packHdrSize]) {
+			t.Fatalf("accepted header does not encode back to itself")
+		}
+	})
+}
