@@ -31,6 +31,20 @@ func (s *Store) SetPackMax(n int64) {
 	s.packMax = min(n, MaxPackMax)
 }
 
+// inPacks runs fn (publish, remove) on id in the packs of each disk
+// until one holds it.
+func (s *Store) inPacks(id string, fn func(*packSet, string) (found bool, err error)) (bool, error) {
+	for _, d := range s.disks {
+		if d.packs == nil {
+			continue
+		}
+		if found, err := fn(d.packs, id); found || err != nil {
+			return true, err
+		}
+	}
+	return false, nil
+}
+
 // createPacked reads a body of at most packMax bytes and writes it into a
 // pack of d as a staged object; a longer body (its declared length was
 // wrong) becomes a file of its own.

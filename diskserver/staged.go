@@ -65,16 +65,11 @@ func (s *Store) Publish(ctx context.Context, id string) error {
 	if !shoal.ValidObjectID(id) {
 		return invalidID(op, id)
 	}
-	for _, d := range s.disks {
-		if d.packs == nil {
-			continue
+	if found, err := s.inPacks(id, (*packSet).publish); found || err != nil {
+		if err != nil {
+			return shoal.E(op, id, err)
 		}
-		if found, err := d.packs.publish(id); found || err != nil {
-			if err != nil {
-				return shoal.E(op, id, err)
-			}
-			return nil
-		}
+		return nil
 	}
 	for _, d := range s.disks {
 		src := d.stagedPath(id)

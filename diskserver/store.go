@@ -388,16 +388,11 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 	if !shoal.ValidObjectID(id) {
 		return invalidID(op, id)
 	}
-	for _, d := range s.disks {
-		if d.packs == nil {
-			continue
+	if found, err := s.inPacks(id, (*packSet).remove); found || err != nil {
+		if err != nil {
+			return shoal.E(op, id, err)
 		}
-		if found, err := d.packs.remove(id); found || err != nil {
-			if err != nil {
-				return shoal.E(op, id, err)
-			}
-			return nil
-		}
+		return nil
 	}
 	// Unlinked first, then forgotten: an open that read the file before
 	// the unlink is not kept (openFiles.add).
