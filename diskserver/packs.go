@@ -38,6 +38,10 @@ const packsDir = "packs"
 // packSet is one disk's packs and the objects in them.
 type packSet struct {
 	dir string
+	// writable: its filesystem punches holes. Packs found on one that
+	// does not (a data directory copied elsewhere) are read and removed
+	// from, but their space is not given back, and new objects are files.
+	writable bool
 
 	mu      sync.Mutex
 	index   map[string]*packed
@@ -71,7 +75,8 @@ func openPacks(dir string) (*packSet, error) {
 		return nil, nil
 	}
 	ps := &packSet{dir: filepath.Join(dir, packsDir), index: map[string]*packed{}}
-	if ok, err := probePunch(ps.dir); err != nil || !ok {
+	var err error
+	if ps.writable, err = probePunch(ps.dir); err != nil {
 		return nil, err
 	}
 	entries, err := os.ReadDir(ps.dir)
@@ -95,6 +100,9 @@ func openPacks(dir string) (*packSet, error) {
 	}
 	if last != nil && last.end < packRoll {
 		ps.cur = last
+	}
+	if !ps.writable && ps.nextSeq == 0 {
+		return nil, nil // no packs, and none to be made here
 	}
 	return ps, nil
 }

@@ -414,3 +414,31 @@ func FuzzParsePackHeader(f *testing.F) {
 		}
 	})
 }
+
+// TestPacksWithoutHoles: on a filesystem that cannot punch holes, packs
+// already there stay readable and removable, and new objects are files.
+func TestPacksWithoutHoles(t *testing.T) {
+	dir := t.TempDir()
+	s := newPackStore(t, dir)
+	ctx := context.Background()
+	stage(t, s, "a0", []byte("packed"))
+	if err := s.Publish(ctx, "a0"); err != nil {
+		t.Fatal(err)
+	}
+	s.disks[0].packs.writable = false
+	stage(t, s, "a1", []byte("a file"))
+	if s.disks[0].packs.has("a1") {
+		t.Error("a new object went into a pack on a filesystem without holes")
+	}
+	if err := s.Publish(ctx, "a1"); err != nil {
+		t.Fatal(err)
+	}
+	wantContent(t, s, "a0", []byte("packed"))
+	wantContent(t, s, "a1", []byte("a file"))
+	if err := s.Remove(ctx, "a0"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newPackStore(t, dir).Open(ctx, "a0"); shoal.KindOf(err) != shoal.KindNotFound {
+		t.Errorf("a0 removed: %v", err)
+	}
+}

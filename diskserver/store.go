@@ -223,7 +223,7 @@ func (rr *roomReader) release() {
 // into a file of its own.
 func (d *disk) create(ctx context.Context, id string, r *roomReader, staged bool) (shoal.ObjectInfo, shoal.Sums, error) {
 	defer r.release()
-	if staged && d.packs != nil && r.want >= 0 && r.want <= r.s.packMax {
+	if staged && d.packs != nil && d.packs.writable && r.want >= 0 && r.want <= r.s.packMax {
 		return d.createPacked(ctx, id, r, r.s.packMax)
 	}
 	return d.createFile(ctx, id, r, staged)
