@@ -71,11 +71,12 @@ type Options struct {
 
 // Server is the HTTP front of a Store.
 type Server struct {
-	opts  Options
-	store *Store
-	md    *wire.Client // nil without MDURL
-	log   *slog.Logger
-	http  *fasthttp.Server
+	opts   Options
+	store  *Store
+	unlock func()       // releases the data directories' locks (Close)
+	md     *wire.Client // nil without MDURL
+	log    *slog.Logger
+	http   *fasthttp.Server
 
 	replays *wire.ReplayGuard // nonces of md's calls already served
 	active  objhttp.Active    // uploads being received, renewed by heartbeats
@@ -116,17 +117,35 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	// Before NewStore, which repairs what a crash left (temp files,
+	// torn pack records): never what another server is writing.
+	var locks []*os.File
+	unlock := func() {
+		for _, f := range locks {
+			f.Close()
+		}
+	}
+	for _, dir := range opts.Dirs {
+		f, err := lockDir(dir)
+		if err != nil {
+			unlock()
+			return nil, err
+		}
+		locks = append(locks, f)
+	}
 	store, err := NewStore(opts.Dirs, reserve)
 	if err != nil {
+		unlock()
 		return nil, err
 	}
 	store.SetPackMax(opts.PackMax)
 	if opts.ID == "" {
 		if opts.ID, err = loadServerID(opts.Dirs[0]); err != nil {
+			unlock()
 			return nil, err
 		}
 	}
-	s := &Server{opts: opts, store: store, log: opts.Logger.With("server", opts.ID), replays: wire.NewReplayGuard()}
+	s := &Server{opts: opts, store: store, unlock: unlock, log: opts.Logger.With("server", opts.ID), replays: wire.NewReplayGuard()}
 	if opts.MDURL != "" {
 		s.md = wire.NewClient(opts.MDURL, opts.Keys)
 		s.md.HTTP.TLSConfig = opts.ClientTLS
@@ -218,6 +237,7 @@ func (s *Server) Close() error {
 	if ferr := s.store.FlushStaged(); err == nil {
 		err = ferr
 	}
+	s.unlock()
 	return err
 }
 

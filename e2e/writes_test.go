@@ -328,3 +328,23 @@ func tempUploads(pid int, dir string) []int64 {
 	}
 	return sizes
 }
+
+// TestSecondServerOnDataRefused: a second `shoal all` on a data directory
+// in use exits at once, naming it, before it repairs anything there (it
+// would take the first one's objects being written for a crash's
+// leftovers); the first one goes on serving.
+func TestSecondServerOnDataRefused(t *testing.T) {
+	data := t.TempDir()
+	n := startShoal(t, data)
+	out, code := run(t, "", nil, "timeout", "30", shoalBin, "all", "--data", data,
+		"--listen", "127.0.0.1:0", "--disk-listen", "127.0.0.1:0")
+	if code == 0 || code == 124 || !strings.Contains(out, "in use by another data server") {
+		t.Fatalf("second shoal all on %s: exit %d:\n%s", data, code, out)
+	}
+	if st := put(n.URL+"/after", []byte("still serving")); st != 201 {
+		t.Fatalf("PUT to the first after the refusal: %d", st)
+	}
+	if got, ok := fetch(t, n.URL+"/after"); !ok || string(got) != "still serving" {
+		t.Fatalf("GET from the first after the refusal: %q %v", got, ok)
+	}
+}

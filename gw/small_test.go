@@ -38,6 +38,7 @@ func startCounted(tb testing.TB) *counted {
 	// counts.
 	urls := map[string]string{}
 	for i, d := range c.Disks {
+		d.Stop() // one data server per data directory: this one takes over
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			tb.Fatal(err)
