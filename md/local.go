@@ -180,8 +180,9 @@ func (s *Server) localPlanFor(ctx context.Context, p *putPlan) *localPlan {
 // before the commit, as on a data server.
 func (s *Server) putLocal(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) {
 	const op = "PUT"
-	pool := p.local.pool
-	if p.local.staged {
+	lp := s.placeLocal(s.base, p) // worked out already by handlePut: memoized
+	pool := lp.pool
+	if lp.staged {
 		s.putLocalStaged(ctx, s.opts.LocalStore.(shoal.StagedCreator), p, pool, body)
 		return
 	}
