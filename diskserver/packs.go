@@ -253,6 +253,11 @@ func (ps *packSet) put(id string, rec []byte, h recordHeader) error {
 	}
 	if err != nil {
 		punchHole(p.f, off, n) // it may be on disk, but nobody was told
+		ps.mu.Lock()
+		if ps.cur == p {
+			ps.cur = nil // its syncs fail from now on: the next create starts a new pack
+		}
+		ps.mu.Unlock()
 		return err
 	}
 	ps.mu.Lock()

@@ -442,3 +442,46 @@ func TestPacksWithoutHoles(t *testing.T) {
 		t.Errorf("a0 removed: %v", err)
 	}
 }
+
+// TestFailedSyncSticks: once a pack's fdatasync fails, no create on it is
+// acknowledged again (a later fdatasync that succeeds would prove nothing
+// about the pages the failed one dropped); the next create starts a new
+// pack, and the failed one's earlier objects stay readable.
+func TestFailedSyncSticks(t *testing.T) {
+	dir := t.TempDir()
+	s := newPackStore(t, dir)
+	ctx := context.Background()
+	stage(t, s, "a0", []byte("before"))
+	if err := s.Publish(ctx, "a0"); err != nil {
+		t.Fatal(err)
+	}
+	ps := s.disks[0].packs
+	ps.mu.Lock()
+	bad := ps.cur
+	ps.mu.Unlock()
+	fail := errors.New("injected EIO")
+	calls := 0
+	bad.durable.do = func() error { calls++; return fail }
+	if _, _, err := s.CreateStaged(ctx, "a1", bytes.NewReader([]byte("lost")), 4); !errors.Is(err, fail) {
+		t.Fatalf("create over a failing fdatasync: %v", err)
+	}
+	bad.durable.do = func() error { calls++; return nil } // the disk "recovers"
+	if err := bad.durable.sync(); !errors.Is(err, fail) || calls != 1 {
+		t.Errorf("sync after a failure: %v after %d syncs; want the failure, no new sync", err, calls)
+	}
+	stage(t, s, "a2", []byte("after"))
+	if err := s.Publish(ctx, "a2"); err != nil {
+		t.Fatal(err)
+	}
+	ps.mu.Lock()
+	cur := ps.cur
+	ps.mu.Unlock()
+	if cur == bad || len(packFiles(t, dir)) != 2 {
+		t.Errorf("the create after the failure did not start a new pack (%d packs)", len(packFiles(t, dir)))
+	}
+	wantContent(t, s, "a0", []byte("before"))
+	wantContent(t, s, "a2", []byte("after"))
+	if s.disks[0].packs.has("a1") {
+		t.Error("the failed create is indexed")
+	}
+}

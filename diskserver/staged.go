@@ -275,6 +275,7 @@ type groupSync struct {
 	next   uint64 // the next ticket
 	synced uint64 // every ticket below it is durable
 	busy   bool
+	failed error // the first sync's failure: nothing since is known durable
 }
 
 // sync returns once the writes made before the call are durable.
@@ -287,6 +288,9 @@ func (g *groupSync) sync() error {
 	ticket := g.next
 	g.next++
 	for g.synced <= ticket {
+		if g.failed != nil {
+			return g.failed
+		}
 		if g.busy {
 			g.cond.Wait()
 			continue
@@ -299,7 +303,12 @@ func (g *groupSync) sync() error {
 		g.busy = false
 		g.cond.Broadcast()
 		if err != nil {
-			return err // the waiters try again themselves
+			// Sticky: after a failed fsync the kernel may have dropped the
+			// dirty pages it could not write and marked them clean, so a
+			// later fsync that succeeds proves nothing about the writes
+			// made before; every caller from now on gets the error.
+			g.failed = err
+			return err
 		}
 		g.synced = max(g.synced, upto)
 	}
