@@ -40,6 +40,16 @@ func stage(t *testing.T, s *Store, id string, data []byte) {
 	}
 }
 
+// publish publishes ids, staged in s.
+func publish(t *testing.T, s *Store, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		if err := s.Publish(context.Background(), id); err != nil {
+			t.Fatalf("Publish %s: %v", id, err)
+		}
+	}
+}
+
 func wantContent(t *testing.T, s *Store, id string, data []byte) {
 	t.Helper()
 	o, err := s.Open(context.Background(), id)
@@ -95,11 +105,7 @@ func TestPacksSurviveRestart(t *testing.T) {
 	if s.disks[0].packs.has("b1") {
 		t.Fatal("an object over the pack limit went into a pack")
 	}
-	for _, id := range []string{"a0", "a1", "a2", "a3", "b1"} {
-		if err := s.Publish(ctx, id); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publish(t, s, "a0", "a1", "a2", "a3", "b1")
 	if err := s.Publish(ctx, "a3"); err != nil {
 		t.Fatalf("publishing twice: %v", err)
 	}
@@ -139,9 +145,7 @@ func TestPacksSurviveRestart(t *testing.T) {
 	if _, _, err := s2.CreateStaged(ctx, "a0", bytes.NewReader([]byte("x")), 1); shoal.KindOf(err) != shoal.KindExist {
 		t.Errorf("CreateStaged over a packed object: %v, want KindExist", err)
 	}
-	if err := s2.Publish(ctx, "a4"); err != nil {
-		t.Fatal(err)
-	}
+	publish(t, s2, "a4")
 	wantContent(t, s2, "a4", data["a4"])
 }
 
@@ -153,11 +157,7 @@ func TestPackReadAt(t *testing.T) {
 	a, b := storetest.Data(1, 5000), storetest.Data(2, 300)
 	stage(t, s, "aa", a)
 	stage(t, s, "bb", b)
-	for _, id := range []string{"aa", "bb"} {
-		if err := s.Publish(ctx, id); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publish(t, s, "aa", "bb")
 	o, err := s.Open(ctx, "aa")
 	if err != nil {
 		t.Fatal(err)
@@ -191,9 +191,7 @@ func TestPackRemoveWhileRead(t *testing.T) {
 	for i := range 8 {
 		id := fmt.Sprintf("c%d", i)
 		stage(t, s, id, data)
-		if err := s.Publish(ctx, id); err != nil {
-			t.Fatal(err)
-		}
+		publish(t, s, id)
 	}
 	before := allocated(t, dir)
 	o, err := s.Open(ctx, "c0")
@@ -232,7 +230,6 @@ func TestPackRemoveWhileRead(t *testing.T) {
 func TestPackScanSkipsWhatIsNotARecord(t *testing.T) {
 	dir := t.TempDir()
 	s := newPackStore(t, dir)
-	ctx := context.Background()
 	p := s.disks[0].packs
 
 	// An upload that carries a header of the pack's own nonce where a
@@ -249,11 +246,7 @@ func TestPackScanSkipsWhatIsNotARecord(t *testing.T) {
 	guessed := make([]byte, 2*packAlign)
 	encodeRecordHeader(guessed[packAlign-recHeaderSize:], wrong, recordHeader{id: "ffff", size: 10, state: recPublished})
 	stage(t, s, "d2", guessed)
-	for _, id := range []string{"d0", "d1", "d2"} {
-		if err := s.Publish(ctx, id); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publish(t, s, "d0", "d1", "d2")
 	p.mu.Lock()
 	d2 := *p.index["d2"]
 	p.mu.Unlock()
@@ -279,9 +272,7 @@ func TestPackScanSkipsWhatIsNotARecord(t *testing.T) {
 	}
 	// New records go after what the scan found.
 	stage(t, s2, "d4", []byte("after"))
-	if err := s2.Publish(ctx, "d4"); err != nil {
-		t.Fatal(err)
-	}
+	publish(t, s2, "d4")
 	wantContent(t, newPackStore(t, dir), "d4", []byte("after"))
 }
 
@@ -422,17 +413,13 @@ func TestPacksWithoutHoles(t *testing.T) {
 	s := newPackStore(t, dir)
 	ctx := context.Background()
 	stage(t, s, "a0", []byte("packed"))
-	if err := s.Publish(ctx, "a0"); err != nil {
-		t.Fatal(err)
-	}
+	publish(t, s, "a0")
 	s.disks[0].packs.writable = false
 	stage(t, s, "a1", []byte("a file"))
 	if s.disks[0].packs.has("a1") {
 		t.Error("a new object went into a pack on a filesystem without holes")
 	}
-	if err := s.Publish(ctx, "a1"); err != nil {
-		t.Fatal(err)
-	}
+	publish(t, s, "a1")
 	wantContent(t, s, "a0", []byte("packed"))
 	wantContent(t, s, "a1", []byte("a file"))
 	if err := s.Remove(ctx, "a0"); err != nil {
@@ -452,9 +439,7 @@ func TestFailedSyncSticks(t *testing.T) {
 	s := newPackStore(t, dir)
 	ctx := context.Background()
 	stage(t, s, "a0", []byte("before"))
-	if err := s.Publish(ctx, "a0"); err != nil {
-		t.Fatal(err)
-	}
+	publish(t, s, "a0")
 	ps := s.disks[0].packs
 	ps.mu.Lock()
 	bad := ps.cur
@@ -470,9 +455,7 @@ func TestFailedSyncSticks(t *testing.T) {
 		t.Errorf("sync after a failure: %v after %d syncs; want the failure, no new sync", err, calls)
 	}
 	stage(t, s, "a2", []byte("after"))
-	if err := s.Publish(ctx, "a2"); err != nil {
-		t.Fatal(err)
-	}
+	publish(t, s, "a2")
 	ps.mu.Lock()
 	cur := ps.cur
 	ps.mu.Unlock()

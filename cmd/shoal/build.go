@@ -165,8 +165,8 @@ func newDisk(c *config.Config, keys *sign.Keys, dirs []string, mdURL, publicURL 
 		Pool:              c.Disk.Pool,
 		HeartbeatInterval: c.Disk.Heartbeat,
 		GarbageInterval:   c.Disk.Garbage,
-		ReserveBytes:      diskReserve(c.Disk.Reserve),
-		PackMax:           diskReserve(c.Disk.PackMax),
+		ReserveBytes:      zeroIsNone(c.Disk.Reserve),
+		PackMax:           zeroIsNone(c.Disk.PackMax),
 		MaxBodySize:       int64(c.Disk.MaxBody),
 		Logger:            log,
 		AccessLog:         accessLog(c),
@@ -175,10 +175,10 @@ func newDisk(c *config.Config, keys *sign.Keys, dirs []string, mdURL, publicURL 
 	})
 }
 
-// diskReserve is disk.reserve (or disk.pack_max) as
-// diskserver.Options.ReserveBytes (PackMax) reads it (there 0 is the
-// default, <0 none).
-func diskReserve(r config.Size) int64 {
+// zeroIsNone is a size whose 0 means none in the config (disk.reserve,
+// disk.pack_max) as diskserver.Options reads it (there 0 is the default,
+// <0 none).
+func zeroIsNone(r config.Size) int64 {
 	if r == 0 {
 		return -1
 	}
