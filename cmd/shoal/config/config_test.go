@@ -186,6 +186,8 @@ func TestRejects(t *testing.T) {
 		{"bad dsn", "catalog:\n  dsn: postgres://x\n", [2]string{}, "catalog.dsn"},
 		{"bad memcached", "cache:\n  memcached: [\"nohost\"]\n", [2]string{}, "cache.memcached"},
 		{"bad md url", "disk:\n  md: ftp://x\n", [2]string{}, "disk.md"},
+		{"pack too big", "disk:\n  pack_max: 1MiB\n", [2]string{}, "disk.pack_max"},
+		{"negative pack", "", [2]string{"SHOAL_DISK_PACK_MAX", "-1"}, "disk.pack_max"},
 		{"bad log level", "", [2]string{"SHOAL_LOG_LEVEL", "loud"}, "log.level"},
 		{"bad env int", "", [2]string{"SHOAL_CATALOG_MAX_OPEN_CONNS", "many"}, "max_open_conns"},
 		{"negative pool", "catalog:\n  max_open_conns: -1\n", [2]string{}, "catalog.max_open_conns"},
