@@ -113,6 +113,30 @@ type StagedCreator interface {
 	Staged(ctx context.Context) ([]string, error)
 }
 
+// DeferredStager is an optional StagedCreator method set for a store
+// whose staged creates can return before the object's bytes are durable,
+// so that md makes them durable (durable) while it commits the catalog
+// entry, not before: a create then waits for the longer of the two
+// syncs, not for both in turn. A 201 still waits for both. The price is
+// at a crash: an entry can be committed whose object never became
+// durable (its create was never acknowledged). So the store keeps what
+// it needs to settle that: a staged object's bytes are checked at start
+// (one that does not match its checksums is dropped, its entry then names
+// nothing), and Unsettled says since when, after a crash, entries naming
+// objects the store lacks can be such never-acknowledged creates.
+type DeferredStager interface {
+	StagedCreator
+	// CreateStagedDeferred is CreateStaged that may return before the
+	// object is durable; durable returns once it is, or why it cannot be
+	// known to be (the object then stays staged until a restart checks it).
+	CreateStagedDeferred(ctx context.Context, id string, r io.Reader, size int64) (info ObjectInfo, sums Sums, durable func() error, err error)
+	// Unsettled: ok if a run that made deferred creates ended without a
+	// clean stop; since is when it began.
+	Unsettled() (since time.Time, ok bool)
+	// Settled records that whoever owns the catalog has settled them.
+	Settled() error
+}
+
 // ValidObjectID reports whether id is a well-formed object id.
 func ValidObjectID(id string) bool {
 	if len(id) == 0 || len(id) > 64 {

@@ -47,8 +47,10 @@ func (s *Store) inPacks(id string, fn func(*packSet, string) (found bool, err er
 
 // createPacked reads a body of at most packMax bytes and writes it into a
 // pack of d as a staged object; a longer body (its declared length was
-// wrong) becomes a file of its own.
-func (d *disk) createPacked(ctx context.Context, id string, r io.Reader, packMax int64) (shoal.ObjectInfo, shoal.Sums, error) {
+// wrong) becomes a file of its own. In createDeferred mode it returns
+// before the record is durable, and durable waits for that; otherwise
+// durable is nil.
+func (d *disk) createPacked(ctx context.Context, id string, r io.Reader, packMax int64, mode createMode) (shoal.ObjectInfo, shoal.Sums, func() error, error) {
 	const op = "diskserver.CreateStaged"
 	bufp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bufp)
@@ -56,21 +58,38 @@ func (d *disk) createPacked(ctx context.Context, id string, r io.Reader, packMax
 	n, err := io.ReadFull(r, rec[recHeaderSize:])
 	switch err {
 	case nil:
-		return d.createFile(ctx, id, io.MultiReader(bytes.NewReader(rec[recHeaderSize:]), r), true)
+		info, sums, err := d.createFile(ctx, id, io.MultiReader(bytes.NewReader(rec[recHeaderSize:]), r), true)
+		return info, sums, nil, err
 	case io.EOF, io.ErrUnexpectedEOF:
 	default:
-		return shoal.ObjectInfo{}, shoal.Sums{}, readErr(op, id, err)
+		return shoal.ObjectInfo{}, shoal.Sums{}, nil, readErr(op, id, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, shoal.KindTimeout, err)
+		return shoal.ObjectInfo{}, shoal.Sums{}, nil, shoal.E(op, id, shoal.KindTimeout, err)
 	}
 	data := rec[recHeaderSize : recHeaderSize+n]
 	sum := md5.Sum(data)
 	now := time.Now()
 	h := recordHeader{id: id, size: int64(n), mtimeNs: now.UnixNano(), state: recStaged,
 		sums: shoal.Sums{Adler32: adler32.Checksum(data), MD5: sum[:]}}
-	if err := d.packs.put(id, rec[:recHeaderSize+n], h); err != nil {
-		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, diskErrKind(err), err)
+	durable, err := d.packs.put(id, rec[:recHeaderSize+n], h)
+	if err == nil && mode != createDeferred {
+		if err = durable(); err != nil {
+			d.packs.drop(id)
+		}
+		durable = nil
 	}
-	return shoal.ObjectInfo{ID: id, Size: int64(n), ModTime: now}, h.sums, nil
+	if err != nil {
+		return shoal.ObjectInfo{}, shoal.Sums{}, nil, shoal.E(op, id, diskErrKind(err), err)
+	}
+	if durable != nil {
+		inner := durable
+		durable = func() error {
+			if err := inner(); err != nil {
+				return shoal.E(op, id, diskErrKind(err), err)
+			}
+			return nil
+		}
+	}
+	return shoal.ObjectInfo{ID: id, Size: int64(n), ModTime: now}, h.sums, durable, nil
 }

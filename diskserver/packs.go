@@ -1,6 +1,8 @@
 package diskserver
 
 import (
+	"bytes"
+	"crypto/md5"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -47,6 +49,8 @@ type packSet struct {
 	index   map[string]*packed
 	cur     *pack // the pack new records go into; nil until the first
 	nextSeq uint64
+
+	unsettled unsettledMark
 }
 
 // pack is one pack file, open for the life of the store.
@@ -77,6 +81,9 @@ func openPacks(dir string) (*packSet, error) {
 	ps := &packSet{dir: filepath.Join(dir, packsDir), index: map[string]*packed{}}
 	var err error
 	if ps.writable, err = probePunch(ps.dir); err != nil {
+		return nil, err
+	}
+	if err := ps.loadUnsettled(); err != nil {
 		return nil, err
 	}
 	entries, err := os.ReadDir(ps.dir)
@@ -192,6 +199,11 @@ func (ps *packSet) scan(p *pack, size int64) error {
 		switch {
 		case h.state == recRemoved:
 			punchHole(p.f, off, recordLen(h.size))
+		case h.state == recStaged && !ps.bytesMatch(p, off, h):
+			// Made durable after its catalog commit (CreateStagedDeferred)
+			// and the crash came first: never acknowledged, and the
+			// entry that names it is settled by md (shoal.DeferredStager).
+			punchHole(p.f, off, recordLen(h.size))
 		case ps.index[h.id] == nil:
 			ps.index[h.id] = &packed{p: p, off: off, size: h.size, mtimeNs: h.mtimeNs, state: h.state}
 		}
@@ -199,6 +211,18 @@ func (ps *packSet) scan(p *pack, size int64) error {
 	}
 	p.end = (size + packAlign - 1) / packAlign * packAlign
 	return nil
+}
+
+// bytesMatch reports whether a staged record's bytes are those its
+// header's MD5 names. Only staged records are read: a published one was
+// durable before it was published.
+func (ps *packSet) bytesMatch(p *pack, off int64, h recordHeader) bool {
+	data := make([]byte, h.size)
+	if _, err := p.f.ReadAt(data, off+recHeaderSize); err != nil {
+		return false
+	}
+	sum := md5.Sum(data)
+	return bytes.Equal(sum[:], h.sums.MD5)
 }
 
 // newPack makes the next pack durably: its header, its name.
@@ -229,15 +253,21 @@ func (ps *packSet) newPack() (*pack, error) {
 }
 
 // put writes a record, rec (its header, then its bytes), of object id
-// into the current pack, durably, as staged.
-func (ps *packSet) put(id string, rec []byte, h recordHeader) error {
+// into the current pack, as staged; durable returns once it is durable.
+// A record that never becomes durable is one whose create nobody
+// acknowledged: drop removes it (or, after a crash, the scan finds it
+// torn or with bytes that do not match its checksum).
+func (ps *packSet) put(id string, rec []byte, h recordHeader) (durable func() error, err error) {
+	if err := ps.markUnsettled(); err != nil {
+		return nil, err
+	}
 	n := recordLen(h.size)
 	ps.mu.Lock()
 	if ps.cur == nil || ps.cur.end >= packRoll {
 		p, err := ps.newPack()
 		if err != nil {
 			ps.mu.Unlock()
-			return err
+			return nil, err
 		}
 		ps.cur = p
 	}
@@ -247,23 +277,44 @@ func (ps *packSet) put(id string, rec []byte, h recordHeader) error {
 	ps.mu.Unlock()
 
 	encodeRecordHeader(rec, p.nonce, h)
-	_, err := p.f.WriteAt(rec, off)
-	if err == nil {
-		err = p.durable.sync()
-	}
-	if err != nil {
-		punchHole(p.f, off, n) // it may be on disk, but nobody was told
-		ps.mu.Lock()
-		if ps.cur == p {
-			ps.cur = nil // its syncs fail from now on: the next create starts a new pack
-		}
-		ps.mu.Unlock()
-		return err
+	if _, err := p.f.WriteAt(rec, off); err != nil {
+		punchHole(p.f, off, n)
+		ps.unsync(p)
+		return nil, err
 	}
 	ps.mu.Lock()
 	ps.index[id] = &packed{p: p, off: off, size: h.size, mtimeNs: h.mtimeNs, state: recStaged}
 	ps.mu.Unlock()
-	return nil
+	return func() error {
+		err := p.durable.sync()
+		if err != nil {
+			ps.unsync(p)
+			ps.failedSync()
+		}
+		return err
+	}, nil
+}
+
+// unsync stops p taking records: its syncs fail from now on (groupSync),
+// so the next create starts a new pack.
+func (ps *packSet) unsync(p *pack) {
+	ps.mu.Lock()
+	if ps.cur == p {
+		ps.cur = nil
+	}
+	ps.mu.Unlock()
+}
+
+// drop forgets staged id and punches its record: it may be on disk, but
+// nobody was told.
+func (ps *packSet) drop(id string) {
+	ps.mu.Lock()
+	e := ps.index[id]
+	delete(ps.index, id)
+	ps.mu.Unlock()
+	if e != nil {
+		punchHole(e.p.f, e.off, recordLen(e.size))
+	}
 }
 
 // has reports whether id is in a pack, staged or not.

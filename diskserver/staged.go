@@ -18,11 +18,23 @@ import (
 // objects/. A crash leaves in staged/ exactly the objects whose fate the
 // catalog decides, found without walking objects/.
 
-var _ shoal.StagedCreator = (*Store)(nil)
+var _ shoal.DeferredStager = (*Store)(nil)
 
 // CreateStaged implements shoal.StagedCreator.
 func (s *Store) CreateStaged(ctx context.Context, id string, r io.Reader, size int64) (shoal.ObjectInfo, shoal.Sums, error) {
-	return s.create(ctx, id, r, size, true)
+	info, sums, _, err := s.create(ctx, id, r, size, createStaged)
+	return info, sums, err
+}
+
+// CreateStagedDeferred implements shoal.DeferredStager: a packed object
+// is durable once durable returns nil; an object that is a file of its
+// own is durable at once (durable does nothing).
+func (s *Store) CreateStagedDeferred(ctx context.Context, id string, r io.Reader, size int64) (shoal.ObjectInfo, shoal.Sums, func() error, error) {
+	info, sums, durable, err := s.create(ctx, id, r, size, createDeferred)
+	if err == nil && durable == nil {
+		durable = func() error { return nil }
+	}
+	return info, sums, durable, err
 }
 
 func (d *disk) stagedPath(id string) string {
@@ -253,10 +265,19 @@ func (d *disk) dropStaged(ids []string) error {
 }
 
 // FlushStaged removes the staged names of every published object (at a
-// clean shutdown: the next start then finds nothing staged).
+// clean shutdown: the next start then finds nothing staged) and the
+// packs' unsettled marker.
 func (s *Store) FlushStaged() error {
 	for _, d := range s.disks {
 		if err := d.unstaging.flush(d); err != nil {
+			return shoal.E("diskserver.FlushStaged", d.dir, err)
+		}
+	}
+	for _, d := range s.disks {
+		if d.packs == nil {
+			continue
+		}
+		if err := d.packs.clearUnsettled(false); err != nil {
 			return shoal.E("diskserver.FlushStaged", d.dir, err)
 		}
 	}

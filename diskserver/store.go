@@ -129,15 +129,26 @@ func (s *Store) Create(ctx context.Context, id string, r io.Reader) (shoal.Objec
 // CreateSized is Create for a body of known size: it refuses at once
 // (KindInsufficient) when no disk has size bytes free beyond its reserve.
 func (s *Store) CreateSized(ctx context.Context, id string, r io.Reader, size int64) (shoal.ObjectInfo, shoal.Sums, error) {
-	return s.create(ctx, id, r, size, false)
+	info, sums, _, err := s.create(ctx, id, r, size, createNamed)
+	return info, sums, err
 }
+
+// createMode is how create makes an object: named at once, staged, or
+// staged and made durable by the caller (CreateStagedDeferred).
+type createMode int
+
+const (
+	createNamed createMode = iota
+	createStaged
+	createDeferred
+)
 
 // create is CreateSized of an object named at once, or staged (see
 // staged.go).
-func (s *Store) create(ctx context.Context, id string, r io.Reader, size int64, staged bool) (shoal.ObjectInfo, shoal.Sums, error) {
+func (s *Store) create(ctx context.Context, id string, r io.Reader, size int64, mode createMode) (shoal.ObjectInfo, shoal.Sums, func() error, error) {
 	const op = "diskserver.Create"
 	if !shoal.ValidObjectID(id) {
-		return shoal.ObjectInfo{}, shoal.Sums{}, invalidID(op, id)
+		return shoal.ObjectInfo{}, shoal.Sums{}, nil, invalidID(op, id)
 	}
 	// One Create per id at a time, across disks: a second one waits for the
 	// first, then finds its object (KindExist) or, if it failed, takes over.
@@ -160,17 +171,17 @@ func (s *Store) create(ctx context.Context, id string, r io.Reader, size int64, 
 		select {
 		case <-busy:
 		case <-ctx.Done():
-			return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, shoal.KindTimeout, ctx.Err())
+			return shoal.ObjectInfo{}, shoal.Sums{}, nil, shoal.E(op, id, shoal.KindTimeout, ctx.Err())
 		}
 	}
 	if s.exists(id) {
-		return shoal.ObjectInfo{}, shoal.Sums{}, shoal.E(op, id, shoal.KindExist)
+		return shoal.ObjectInfo{}, shoal.Sums{}, nil, shoal.E(op, id, shoal.KindExist)
 	}
 	d, err := s.pickDisk(max(size, 0))
 	if err != nil {
-		return shoal.ObjectInfo{}, shoal.Sums{}, err
+		return shoal.ObjectInfo{}, shoal.Sums{}, nil, err
 	}
-	return d.create(ctx, id, &roomReader{r: r, s: s, d: d, want: size}, staged)
+	return d.create(ctx, id, &roomReader{r: r, s: s, d: d, want: size}, mode)
 }
 
 // roomReader keeps an upload within its disk's room. A body of known
@@ -221,12 +232,13 @@ func (rr *roomReader) release() {
 
 // create writes r on d: into a pack if it is a small staged object, else
 // into a file of its own.
-func (d *disk) create(ctx context.Context, id string, r *roomReader, staged bool) (shoal.ObjectInfo, shoal.Sums, error) {
+func (d *disk) create(ctx context.Context, id string, r *roomReader, mode createMode) (shoal.ObjectInfo, shoal.Sums, func() error, error) {
 	defer r.release()
-	if staged && d.packs != nil && d.packs.writable && r.want >= 0 && r.want <= r.s.packMax {
-		return d.createPacked(ctx, id, r, r.s.packMax)
+	if mode != createNamed && d.packs != nil && d.packs.writable && r.want >= 0 && r.want <= r.s.packMax {
+		return d.createPacked(ctx, id, r, r.s.packMax, mode)
 	}
-	return d.createFile(ctx, id, r, staged)
+	info, sums, err := d.createFile(ctx, id, r, mode != createNamed)
+	return info, sums, nil, err
 }
 
 // createFile writes r to a temp file on d, hashing it in the same pass,

@@ -30,6 +30,7 @@ type env struct {
 	url   string
 	ds    *diskserver.Server
 	dsURL string
+	disk  string // the data server's directory
 	keys  *sign.Keys
 	http  *http.Client // does not follow redirects
 	// dsLogs holds the data server's log and access lines (text).
@@ -61,7 +62,7 @@ func newEnvLocal(t *testing.T, mode string, local bool, tweak ...func(*Options))
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, db: db, url: "http://" + mdLn.Addr().String(), keys: keys,
+	e := &env{t: t, db: db, url: "http://" + mdLn.Addr().String(), keys: keys, disk: filepath.Join(dir, "disk"),
 		http: &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 
 	dsLn, err := net.Listen("tcp", "127.0.0.1:0")
@@ -71,7 +72,7 @@ func newEnvLocal(t *testing.T, mode string, local bool, tweak ...func(*Options))
 	e.dsURL = "http://" + dsLn.Addr().String()
 	e.dsLogs = &syncBuffer{}
 	dsLog := slog.New(slog.NewTextHandler(e.dsLogs, nil))
-	ds, err := diskserver.New(diskserver.Options{ID: "ds1", PublicURL: e.dsURL, Dirs: []string{filepath.Join(dir, "disk")},
+	ds, err := diskserver.New(diskserver.Options{ID: "ds1", PublicURL: e.dsURL, Dirs: []string{e.disk},
 		MDURL: e.url, Keys: keys, ReserveBytes: -1, HeartbeatInterval: time.Second, GarbageInterval: 200 * time.Millisecond,
 		Logger: dsLog, AccessLog: dsLog, TPC: tc})
 	if err != nil {

@@ -234,16 +234,28 @@ func (s *Server) putLocalStaged(ctx *fasthttp.RequestCtx, st shoal.StagedCreator
 	}
 	b := &objhttp.Body{R: body, Want: p.length, Max: max, Op: op}
 	id := randomHex()
-	info, sums, err := st.CreateStaged(s.base, id, b, p.length)
+	info, sums, durable, err := createStaged(s.base, st, id, b, p.length)
 	if err != nil {
 		objhttp.DrainRest(ctx, b)
 		httperr.Write(ctx, shoal.E(op, p.path, err))
 		return
 	}
+	// The bytes are made durable while the entry is committed; the 201
+	// waits for both (see shoal.DeferredStager for a crash in between).
+	synced := make(chan error, 1)
+	go func() { synced <- durable() }()
 	e, err := s.cat.PutFile(s.base, p.path, pool.Layout, s.localCommit(id, info, sums), p.cond, time.Now().Add(s.opts.URLTTL))
+	serr := <-synced
 	if err != nil {
 		s.opts.LocalStore.Remove(s.base, id)
 		httperr.Write(ctx, asPlanned(err))
+		return
+	}
+	if serr != nil {
+		// Committed, but its bytes not known durable: it stays staged,
+		// unreadable, and the next start keeps it if its bytes are whole
+		// or drops its entry.
+		httperr.Write(ctx, shoal.E(op, p.path, serr))
 		return
 	}
 	if err := st.Publish(s.base, id); err != nil {
@@ -253,6 +265,16 @@ func (s *Server) putLocalStaged(ctx *fasthttp.RequestCtx, st shoal.StagedCreator
 		return
 	}
 	answerWritten(ctx, e)
+}
+
+// createStaged is st's deferred staged create where it has one; else its
+// create is durable when it returns.
+func createStaged(ctx context.Context, st shoal.StagedCreator, id string, r io.Reader, size int64) (shoal.ObjectInfo, shoal.Sums, func() error, error) {
+	if ds, ok := st.(shoal.DeferredStager); ok {
+		return ds.CreateStagedDeferred(ctx, id, r, size)
+	}
+	info, sums, err := st.CreateStaged(ctx, id, r, size)
+	return info, sums, func() error { return nil }, err
 }
 
 // storeLocal writes r (length bytes, or unknown when < 0) as object id of

@@ -3,6 +3,7 @@ package md
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"shoal"
 )
@@ -48,4 +49,76 @@ func reconcileStaged(ctx context.Context, cat shoal.Catalog, store shoal.BlobSto
 		log.Info("objects a crash left staged in the local store", "committed_published", published, "uncommitted_removed", removed)
 	}
 	return nil
+}
+
+// settleLost removes the entries a crashed run committed for creates
+// whose bytes never became durable in md's local store (a deferred
+// create, shoal.DeferredStager: its 201 waited for both, so none of them
+// was acknowledged). They are the entries on server whose object the
+// store lacks and whose file was created since the crashed run began;
+// an older entry whose object is missing is a loss fsck reports, and is
+// left alone. Only after a crash, and it walks the server's replicas in
+// the catalog: once, and a start of a few seconds per million files.
+func settleLost(ctx context.Context, cat shoal.Catalog, store shoal.BlobStore, server string, log *slog.Logger) error {
+	ds, ok := store.(shoal.DeferredStager)
+	if !ok {
+		return nil
+	}
+	since, unsettled := ds.Unsettled()
+	if !unsettled {
+		return nil
+	}
+	type named struct{ path, object string }
+	var missing []named
+	err := cat.WalkReplicas(ctx, server, func(path string, r shoal.Replica) error {
+		if path == "" {
+			return nil
+		}
+		o, err := store.Open(ctx, r.Object)
+		switch {
+		case err == nil:
+			return o.Close()
+		case shoal.IsKind(err, shoal.KindNotFound):
+			missing = append(missing, named{path, r.Object})
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	var removed int
+	for _, m := range missing {
+		e, err := cat.Stat(ctx, m.path)
+		if shoal.IsKind(err, shoal.KindNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if e.MTime.Before(since) || !namesObject(e, server, m.object) {
+			continue
+		}
+		if err := cat.Remove(ctx, m.path, time.Now()); err != nil && !shoal.IsKind(err, shoal.KindNotFound) {
+			return err
+		}
+		removed++
+		if log != nil {
+			log.Warn("entry of a create a crash left without its bytes removed (never acknowledged)", "path", m.path)
+		}
+	}
+	if log != nil {
+		log.Info("entries a crash left without their bytes in the local store", "since", since, "removed", removed, "missing_left_for_fsck", len(missing)-removed)
+	}
+	return ds.Settled()
+}
+
+// namesObject reports whether e has object on server among its replicas.
+func namesObject(e *shoal.Entry, server, object string) bool {
+	for _, r := range e.Replicas {
+		if r.Server == server && r.Object == object {
+			return true
+		}
+	}
+	return false
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"shoal"
+	"shoal/diskserver"
 )
 
 // TestReconcileStaged: what a crash leaves staged in `shoal all`'s own
@@ -166,5 +167,55 @@ func TestStagedQuotaConcurrent(t *testing.T) {
 	e.ds.Store().Walk(ctx, func(shoal.ObjectInfo) error { objects++; return nil })
 	if objects != created {
 		t.Errorf("%d objects on the data server for %d files: the refused PUTs' were not all removed", objects, created)
+	}
+}
+
+// TestSettleLost: after a crash of a run that made deferred creates, md's
+// start removes the entries that run committed for objects whose bytes
+// never became durable (never acknowledged), and only those: not an
+// acknowledged file, nor an older entry whose object is lost (fsck's to
+// report); then the store is settled.
+func TestSettleLost(t *testing.T) {
+	e := newEnvLocal(t, DataAuto, true)
+	ctx := context.Background()
+	data := bytes.Repeat([]byte("acked "), 4000) // 24 KB: packed
+	if r := e.put("/acked", data); r.status != 201 {
+		t.Fatalf("local PUT: %v", r)
+	}
+	entry := func(path, object string, mtime time.Time) {
+		t.Helper()
+		c := &shoal.Commit{Size: 10, MTime: mtime, Sums: shoal.Sums{Adler32: 1},
+			Replicas: []shoal.Replica{{Server: e.ds.ID(), Object: object, Size: 10, Sum: 1}}}
+		if _, err := e.db.PutFile(ctx, path, shoal.DefaultLayout, c, shoal.Condition{}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entry("/lost", "1057", time.Now())
+	entry("/old", "01d", time.Now().Add(-time.Hour))
+
+	// The store as the next start opens it: the run above never stopped.
+	st, err := diskserver.NewStore([]string{e.disk}, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := st.Unsettled(); !ok {
+		t.Fatal("the store of a run that did not stop is settled")
+	}
+	if err := settleLost(ctx, e.db, st, e.ds.ID(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.Stat(ctx, "/lost"); !shoal.IsKind(err, shoal.KindNotFound) {
+		t.Errorf("the never-durable create's entry: %v, want it removed", err)
+	}
+	for _, p := range []string{"/acked", "/old"} {
+		if _, err := e.db.Stat(ctx, p); err != nil {
+			t.Errorf("%s: %v, want it kept", p, err)
+		}
+	}
+	if _, ok := st.Unsettled(); ok {
+		t.Error("still unsettled after settling")
+	}
+	if r := e.get("/acked", nil); r.status != 200 || r.body != string(data) {
+		t.Errorf("the acknowledged file: %d, %d bytes", r.status, len(r.body))
 	}
 }

@@ -252,6 +252,9 @@ func New(opts Options) (*Server, error) {
 	if err := reconcileStaged(context.Background(), opts.Catalog, opts.LocalStore, opts.LocalServer, opts.AuditLog); err != nil {
 		return nil, shoal.E(op, err)
 	}
+	if err := settleLost(context.Background(), opts.Catalog, opts.LocalStore, opts.LocalServer, opts.AuditLog); err != nil {
+		return nil, shoal.E(op, err)
+	}
 	s := &Server{
 		opts:      opts,
 		cat:       opts.Catalog,
