@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"shoal"
 	"shoal/storetest"
 )
 
@@ -95,6 +96,10 @@ func TestUnsettledMarker(t *testing.T) {
 	stage(t, s3, "b2", []byte("y"))
 	if err := s3.FlushStaged(); err != nil {
 		t.Fatal(err)
+	}
+	// After the clean stop's marker removal, no record it would not cover.
+	if _, _, err := s3.CreateStaged(context.Background(), "b3", bytes.NewReader([]byte("z")), 1); !shoal.IsKind(err, shoal.KindUnavailable) {
+		t.Fatalf("a packed create after the clean stop: %v, want unavailable", err)
 	}
 	if _, ok := newPackStore(t, dir).Unsettled(); ok {
 		t.Fatal("unsettled after a settled run's clean stop")

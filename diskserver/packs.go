@@ -51,7 +51,12 @@ type packSet struct {
 	nextSeq uint64
 
 	unsettled unsettledMark
+	stopping  bool           // under mu: a clean stop has begun, no new records
+	inflight  sync.WaitGroup // records whose durability nobody has waited for yet
 }
+
+// errStopping refuses a create once the store's clean stop has begun.
+var errStopping = errors.New("the data server is stopping")
 
 // pack is one pack file, open for the life of the store.
 type pack struct {
@@ -258,15 +263,24 @@ func (ps *packSet) newPack() (*pack, error) {
 // acknowledged: drop removes it (or, after a crash, the scan finds it
 // torn or with bytes that do not match its checksum).
 func (ps *packSet) put(id string, rec []byte, h recordHeader) (durable func() error, err error) {
+	n := recordLen(h.size)
+	ps.mu.Lock()
+	if ps.stopping {
+		ps.mu.Unlock()
+		return nil, errStopping
+	}
+	ps.inflight.Add(1)
+	ps.mu.Unlock()
 	if err := ps.markUnsettled(); err != nil {
+		ps.inflight.Done()
 		return nil, err
 	}
-	n := recordLen(h.size)
 	ps.mu.Lock()
 	if ps.cur == nil || ps.cur.end >= packRoll {
 		p, err := ps.newPack()
 		if err != nil {
 			ps.mu.Unlock()
+			ps.inflight.Done()
 			return nil, err
 		}
 		ps.cur = p
@@ -280,19 +294,32 @@ func (ps *packSet) put(id string, rec []byte, h recordHeader) (durable func() er
 	if _, err := p.f.WriteAt(rec, off); err != nil {
 		punchHole(p.f, off, n)
 		ps.unsync(p)
+		ps.inflight.Done()
 		return nil, err
 	}
 	ps.mu.Lock()
 	ps.index[id] = &packed{p: p, off: off, size: h.size, mtimeNs: h.mtimeNs, state: recStaged}
 	ps.mu.Unlock()
+	var once sync.Once
 	return func() error {
 		err := p.durable.sync()
 		if err != nil {
 			ps.unsync(p)
 			ps.failedSync()
 		}
+		once.Do(ps.inflight.Done)
 		return err
 	}, nil
+}
+
+// stop refuses new records and waits for those written to be made
+// durable (or to fail to), so that a clean stop's marker removal
+// (clearUnsettled) covers them.
+func (ps *packSet) stop() {
+	ps.mu.Lock()
+	ps.stopping = true
+	ps.mu.Unlock()
+	ps.inflight.Wait()
 }
 
 // unsync stops p taking records: its syncs fail from now on (groupSync),

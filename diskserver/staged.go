@@ -277,6 +277,7 @@ func (s *Store) FlushStaged() error {
 		if d.packs == nil {
 			continue
 		}
+		d.packs.stop()
 		if err := d.packs.clearUnsettled(false); err != nil {
 			return shoal.E("diskserver.FlushStaged", d.dir, err)
 		}

@@ -320,8 +320,11 @@ func readErr(op, id string, err error) error {
 
 // diskErrKind is KindInsufficient for a full disk or quota, else KindOther.
 func diskErrKind(err error) shoal.Kind {
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+	switch {
+	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT):
 		return shoal.KindInsufficient
+	case errors.Is(err, errStopping):
+		return shoal.KindUnavailable
 	}
 	return shoal.KindOther
 }
