@@ -49,6 +49,8 @@ type packSet struct {
 	index   map[string]*packed
 	cur     *pack // the pack new records go into; nil until the first
 	nextSeq uint64
+	all     []*pack // every pack, for the index a clean stop writes
+	scanned int     // packs scanned at open (not read from the index)
 
 	unsettled unsettledMark
 	stopping  bool           // under mu: a clean stop has begun, no new records
@@ -60,6 +62,7 @@ var errStopping = errors.New("the data server is stopping")
 
 // pack is one pack file, open for the life of the store.
 type pack struct {
+	seq     uint64
 	f       *os.File
 	nonce   [nonceSize]byte
 	end     int64      // where its next record goes; under packSet.mu
@@ -91,6 +94,10 @@ func openPacks(dir string) (*packSet, error) {
 	if err := ps.loadUnsettled(); err != nil {
 		return nil, err
 	}
+	idx, useIdx, err := ps.takeIndex()
+	if err != nil {
+		return nil, err
+	}
 	entries, err := os.ReadDir(ps.dir)
 	if err != nil {
 		return nil, err
@@ -101,13 +108,14 @@ func openPacks(dir string) (*packSet, error) {
 		if err != nil || len(e.Name()) != 16 {
 			continue
 		}
-		p, err := ps.load(filepath.Join(ps.dir, e.Name()))
+		p, err := ps.load(filepath.Join(ps.dir, e.Name()), seq, idx, useIdx)
 		if err != nil {
 			return nil, err
 		}
 		ps.nextSeq = max(ps.nextSeq, seq+1)
 		if p != nil {
 			last = p // ReadDir sorts by name: the newest
+			ps.all = append(ps.all, p)
 		}
 	}
 	if last != nil && last.end < packRoll {
@@ -139,7 +147,7 @@ func probePunch(dir string) (bool, error) {
 // load opens one pack and indexes its records. A pack with no valid
 // header and no room for a record (a crash while it was being made) is
 // removed; nil then.
-func (ps *packSet) load(path string) (*pack, error) {
+func (ps *packSet) load(path string, seq uint64, idx packIndex, useIdx bool) (*pack, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return nil, err
@@ -159,13 +167,39 @@ func (ps *packSet) load(path string) (*pack, error) {
 		}
 		return nil, fmt.Errorf("pack %s: bad header", path)
 	}
-	p := &pack{f: f, nonce: nonce}
+	p := &pack{seq: seq, f: f, nonce: nonce}
 	p.durable = &groupSync{do: func() error { return fdatasync(f) }}
+	if useIdx && ps.fromIndex(p, fi.Size(), idx) {
+		return p, nil
+	}
+	ps.scanned++
 	if err := ps.scan(p, fi.Size()); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("pack %s: %w", path, err)
 	}
 	return p, nil
+}
+
+// fromIndex indexes p's records from idx, if idx has p as it is now
+// (same size, same nonce).
+func (ps *packSet) fromIndex(p *pack, size int64, idx packIndex) bool {
+	end := (size + packAlign - 1) / packAlign * packAlign
+	n := -1
+	for i, ip := range idx.packs {
+		if ip.seq == p.seq && ip.size == end && ip.nonce == p.nonce {
+			n = i
+		}
+	}
+	if n < 0 {
+		return false
+	}
+	for _, r := range idx.records {
+		if r.pack == n && ps.index[r.id] == nil {
+			ps.index[r.id] = &packed{p: p, off: r.off, size: r.size, mtimeNs: r.mtimeNs, state: r.state}
+		}
+	}
+	p.end = end
+	return true
 }
 
 // scan indexes p's records (size bytes of them). What is not a record
@@ -230,15 +264,15 @@ func (ps *packSet) bytesMatch(p *pack, off int64, h recordHeader) bool {
 	return bytes.Equal(sum[:], h.sums.MD5)
 }
 
-// newPack makes the next pack durably: its header, its name.
+// newPack makes the next pack durably: its header, its name; under mu.
 func (ps *packSet) newPack() (*pack, error) {
 	path := filepath.Join(ps.dir, fmt.Sprintf("%016x", ps.nextSeq))
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err
 	}
+	p := &pack{seq: ps.nextSeq, f: f, end: packAlign}
 	ps.nextSeq++
-	p := &pack{f: f, end: packAlign}
 	p.durable = &groupSync{do: func() error { return fdatasync(f) }}
 	hdr := make([]byte, packHdrSize)
 	if _, err = rand.Read(p.nonce[:]); err == nil {
@@ -254,6 +288,7 @@ func (ps *packSet) newPack() (*pack, error) {
 		os.Remove(path)
 		return nil, err
 	}
+	ps.all = append(ps.all, p)
 	return p, nil
 }
 
@@ -312,9 +347,9 @@ func (ps *packSet) put(id string, rec []byte, h recordHeader) (durable func() er
 	}, nil
 }
 
-// stop refuses new records and waits for those written to be made
-// durable (or to fail to), so that a clean stop's marker removal
-// (clearUnsettled) covers them.
+// stop refuses new records, publishes and removals, and waits for the
+// records written to be made durable (or to fail to), so that a clean
+// stop's index and marker removal (clearUnsettled) cover them.
 func (ps *packSet) stop() {
 	ps.mu.Lock()
 	ps.stopping = true
@@ -379,8 +414,11 @@ func (ps *packSet) release(e *packed) {
 func (ps *packSet) publish(id string) (found bool, err error) {
 	ps.mu.Lock()
 	e := ps.index[id]
-	if e == nil || e.state == recPublished {
+	if e == nil || e.state == recPublished || ps.stopping {
 		ps.mu.Unlock()
+		if e != nil && e.state != recPublished {
+			return true, errStopping // staged still: the next start publishes it
+		}
 		return e != nil, nil
 	}
 	e.state = recPublished
@@ -399,8 +437,11 @@ func (ps *packSet) publish(id string) (found bool, err error) {
 func (ps *packSet) remove(id string) (found bool, err error) {
 	ps.mu.Lock()
 	e := ps.index[id]
-	if e == nil {
+	if e == nil || ps.stopping {
 		ps.mu.Unlock()
+		if e != nil {
+			return true, errStopping // the index a clean stop wrote has it
+		}
 		return false, nil
 	}
 	delete(ps.index, id)

@@ -79,7 +79,7 @@ func (s *Store) Publish(ctx context.Context, id string) error {
 	}
 	if found, err := s.inPacks(id, (*packSet).publish); found || err != nil {
 		if err != nil {
-			return shoal.E(op, id, err)
+			return shoal.E(op, id, diskErrKind(err), err)
 		}
 		return nil
 	}
@@ -265,8 +265,8 @@ func (d *disk) dropStaged(ids []string) error {
 }
 
 // FlushStaged removes the staged names of every published object (at a
-// clean shutdown: the next start then finds nothing staged) and the
-// packs' unsettled marker.
+// clean shutdown: the next start then finds nothing staged), writes the
+// packs' index and removes their unsettled marker.
 func (s *Store) FlushStaged() error {
 	for _, d := range s.disks {
 		if err := d.unstaging.flush(d); err != nil {
@@ -278,6 +278,9 @@ func (s *Store) FlushStaged() error {
 			continue
 		}
 		d.packs.stop()
+		if err := d.packs.writeIndex(); err != nil {
+			return shoal.E("diskserver.FlushStaged", d.dir, err)
+		}
 		if err := d.packs.clearUnsettled(false); err != nil {
 			return shoal.E("diskserver.FlushStaged", d.dir, err)
 		}

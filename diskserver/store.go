@@ -405,7 +405,7 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 	}
 	if found, err := s.inPacks(id, (*packSet).remove); found || err != nil {
 		if err != nil {
-			return shoal.E(op, id, err)
+			return shoal.E(op, id, diskErrKind(err), err)
 		}
 		return nil
 	}
