@@ -79,7 +79,17 @@ func makeFanout(objects string) error {
 
 // writeDurably creates path with b, fsyncing it and its directory.
 func writeDurably(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err := writeSynced(path, b, os.O_EXCL); err != nil {
+		os.Remove(path)
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// writeSynced writes b to path (opened with os.O_CREATE and flags) and
+// fsyncs it, not its directory.
+func writeSynced(path string, b []byte, flags int) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|flags, 0o600)
 	if err != nil {
 		return err
 	}
@@ -90,9 +100,5 @@ func writeDurably(path string, b []byte) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		os.Remove(path)
-		return err
-	}
-	return syncDir(filepath.Dir(path))
+	return err
 }

@@ -151,7 +151,7 @@ func (ps *packSet) writeIndex() error {
 	}
 	ps.mu.Unlock()
 	path := filepath.Join(ps.dir, indexName)
-	if err := writeSynced(path+".tmp", encodePackIndex(x)); err != nil {
+	if err := writeSynced(path+".tmp", encodePackIndex(x), os.O_TRUNC); err != nil {
 		return err
 	}
 	if err := os.Rename(path+".tmp", path); err != nil {

@@ -63,7 +63,7 @@ func (ps *packSet) markUnsettled() error {
 	if !m.since.IsZero() {
 		since = m.since
 	}
-	err := writeSynced(ps.markerPath(), []byte(strconv.FormatInt(since.UnixNano(), 10)+"\n"))
+	err := writeSynced(ps.markerPath(), []byte(strconv.FormatInt(since.UnixNano(), 10)+"\n"), os.O_TRUNC)
 	if err == nil {
 		err = syncDir(ps.dir)
 	}
@@ -101,22 +101,6 @@ func (ps *packSet) clearUnsettled(settled bool) error {
 		return err
 	}
 	return syncDir(ps.dir)
-}
-
-// writeSynced writes path whole and fsyncs it.
-func writeSynced(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // Unsettled implements shoal.DeferredStager: the earliest start of a
