@@ -128,7 +128,8 @@ type DeferredStager interface {
 	StagedCreator
 	// CreateStagedDeferred is CreateStaged that may return before the
 	// object is durable; durable returns once it is, or why it cannot be
-	// known to be (the object then stays staged until a restart checks it).
+	// known to be (the object then stays staged until a restart checks
+	// it). The caller calls durable once, soon: a clean stop waits for it.
 	CreateStagedDeferred(ctx context.Context, id string, r io.Reader, size int64) (info ObjectInfo, sums Sums, durable func() error, err error)
 	// Unsettled: ok if a run that made deferred creates ended without a
 	// clean stop; since is when it began.

@@ -143,10 +143,7 @@ func (ps *packSet) writeIndex() error {
 		packNo[p] = len(x.packs)
 		x.packs = append(x.packs, indexedPack{seq: p.seq, size: p.end, nonce: p.nonce})
 	}
-	for id, e := range ps.index {
-		if e.removed || e.state == recRemoved {
-			continue
-		}
+	for id, e := range ps.index { // removed objects are no longer in it
 		x.records = append(x.records, indexedRecord{pack: packNo[e.p], id: id, off: e.off, size: e.size, mtimeNs: e.mtimeNs, state: e.state})
 	}
 	ps.mu.Unlock()
