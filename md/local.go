@@ -225,7 +225,7 @@ func (s *Server) putLocal(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 // and the object is published. One transaction instead of two: under
 // concurrent creates the catalog's one writer is what limits them. A
 // crash before the publish leaves the object staged, and the next start
-// publishes it or removes it as the catalog says (reconcileStaged).
+// publishes it or removes it as the catalog says (settle.Staged).
 func (s *Server) putLocalStaged(ctx *fasthttp.RequestCtx, st shoal.StagedCreator, p *putPlan, pool shoal.Pool, body io.Reader) {
 	const op = "PUT"
 	max := p.length

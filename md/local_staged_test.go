@@ -13,6 +13,7 @@ import (
 
 	"shoal"
 	"shoal/diskserver"
+	"shoal/internal/settle"
 )
 
 // TestReconcileStaged: what a crash leaves staged in `shoal all`'s own
@@ -50,7 +51,7 @@ func TestReconcileStaged(t *testing.T) {
 		t.Fatal("an unpublished object was served")
 	}
 
-	if err := reconcileStaged(ctx, e.db, st, e.ds.ID(), nil); err != nil {
+	if err := settle.Staged(ctx, e.db, st, e.ds.ID(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if ids, err := st.Staged(ctx); err != nil || len(ids) != 0 {
@@ -201,7 +202,7 @@ func TestSettleLost(t *testing.T) {
 	if _, ok := st.Unsettled(); !ok {
 		t.Fatal("the store of a run that did not stop is settled")
 	}
-	if err := settleLost(ctx, e.db, st, e.ds.ID(), nil); err != nil {
+	if err := settle.Lost(ctx, e.db, st, e.ds.ID(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.db.Stat(ctx, "/lost"); !shoal.IsKind(err, shoal.KindNotFound) {

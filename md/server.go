@@ -32,6 +32,7 @@ import (
 	"shoal/auth"
 	"shoal/davlock"
 	"shoal/internal/netguard"
+	"shoal/internal/settle"
 	"shoal/internalapi"
 	"shoal/placement"
 	"shoal/sign"
@@ -249,10 +250,10 @@ func New(opts Options) (*Server, error) {
 	default:
 		return nil, shoal.Errorf(op, shoal.KindInvalid, "active content %q: want sandbox or attachment", opts.ActiveContent)
 	}
-	if err := reconcileStaged(context.Background(), opts.Catalog, opts.LocalStore, opts.LocalServer, opts.AuditLog); err != nil {
+	if err := settle.Staged(context.Background(), opts.Catalog, opts.LocalStore, opts.LocalServer, opts.AuditLog); err != nil {
 		return nil, shoal.E(op, err)
 	}
-	if err := settleLost(context.Background(), opts.Catalog, opts.LocalStore, opts.LocalServer, opts.AuditLog); err != nil {
+	if err := settle.Lost(context.Background(), opts.Catalog, opts.LocalStore, opts.LocalServer, opts.AuditLog); err != nil {
 		return nil, shoal.E(op, err)
 	}
 	s := &Server{

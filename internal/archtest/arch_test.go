@@ -39,8 +39,9 @@ var rules = []struct {
 }
 
 // rootOnly are packages that may depend on no project package but the
-// root vocabulary, not even the shared internals: pure protocol code.
-var rootOnly = []string{"shoal/dav/..."}
+// root vocabulary, not even the shared internals: pure protocol code,
+// and the start-up settling md does over the root interfaces alone.
+var rootOnly = []string{"shoal/dav/...", "shoal/internal/settle"}
 
 // matches reports whether package p is named by pattern (see rules).
 func matches(p, pattern string) bool {

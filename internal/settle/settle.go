@@ -1,4 +1,9 @@
-package md
+// Package settle settles, at a start, what a crash left in the store md
+// writes itself (`shoal all`'s own data server, a shoal.StagedCreator):
+// the objects left staged (Staged) and the catalog entries of creates
+// whose bytes never became durable (Lost, for a shoal.DeferredStager).
+// md.New runs both before serving.
+package settle
 
 import (
 	"context"
@@ -8,14 +13,14 @@ import (
 	"shoal"
 )
 
-// reconcileStaged settles the objects a crash left staged in md's local
-// store (see putLocalStaged): those a catalog entry names on server were
+// Staged settles the objects a crash left staged in md's local
+// store (md's putLocalStaged): those a catalog entry names on server were
 // committed and are published; the others never were and are removed.
 // The catalog is asked about the staged objects only (NamedObjects), so
 // the cost is theirs, not the server's number of files; after a clean
 // shutdown nothing is staged. Nothing to do for a store (or none) that
 // stages nothing.
-func reconcileStaged(ctx context.Context, cat shoal.Catalog, store shoal.BlobStore, server string, log *slog.Logger) error {
+func Staged(ctx context.Context, cat shoal.Catalog, store shoal.BlobStore, server string, log *slog.Logger) error {
 	st, ok := store.(shoal.StagedCreator)
 	if !ok {
 		return nil
@@ -51,7 +56,7 @@ func reconcileStaged(ctx context.Context, cat shoal.Catalog, store shoal.BlobSto
 	return nil
 }
 
-// settleLost removes the entries a crashed run committed for creates
+// Lost removes the entries a crashed run committed for creates
 // whose bytes never became durable in md's local store (a deferred
 // create, shoal.DeferredStager: its 201 waited for both, so none of them
 // was acknowledged). They are the entries on server whose object the
@@ -59,7 +64,7 @@ func reconcileStaged(ctx context.Context, cat shoal.Catalog, store shoal.BlobSto
 // an older entry whose object is missing is a loss fsck reports, and is
 // left alone. Only after a crash, and it walks the server's replicas in
 // the catalog: once, and a start of a few seconds per million files.
-func settleLost(ctx context.Context, cat shoal.Catalog, store shoal.BlobStore, server string, log *slog.Logger) error {
+func Lost(ctx context.Context, cat shoal.Catalog, store shoal.BlobStore, server string, log *slog.Logger) error {
 	ds, ok := store.(shoal.DeferredStager)
 	if !ok {
 		return nil
