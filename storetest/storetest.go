@@ -42,6 +42,7 @@ func Run(t *testing.T, newStore func(t *testing.T) shoal.BlobStore) {
 		{"OpenHead", testOpenHead},
 		{"OpenRange", testOpenRange},
 		{"Staged", testStaged},
+		{"Deferred", testDeferred},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newStore(t)) })
