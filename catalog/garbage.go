@@ -102,8 +102,11 @@ func (db *DB) WalkReplicas(ctx context.Context, server string, fn func(path stri
 	}
 	var after int64
 	for {
+		// +r.server: a page is a range of the primary key, filtered; by
+		// the (server, object) index instead, SQLite sorted every replica
+		// of the server for each page (a walk of 100,000 took 93 s).
 		rows, err := db.query(ctx, `SELECT r.id, e.path, r.object, r.shard, r.size, r.sum FROM replicas r
-			JOIN entries e ON e.id = r.entry_id WHERE r.server = ? AND r.id > ? ORDER BY r.id LIMIT ?`, server, after, page)
+			JOIN entries e ON e.id = r.entry_id WHERE +r.server = ? AND r.id > ? ORDER BY r.id LIMIT ?`, server, after, page)
 		if err != nil {
 			return db.fail(op, server, err)
 		}
