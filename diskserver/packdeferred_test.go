@@ -3,6 +3,8 @@ package diskserver
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -100,6 +102,13 @@ func TestUnsettledMarker(t *testing.T) {
 	// After the clean stop's marker removal, no record it would not cover.
 	if _, _, err := s3.CreateStaged(context.Background(), "b3", bytes.NewReader([]byte("z")), 1); !shoal.IsKind(err, shoal.KindUnavailable) {
 		t.Fatalf("a packed create after the clean stop: %v, want unavailable", err)
+	}
+	// The refusal changed nothing: no record, no marker.
+	if s3.disks[0].packs.has("b3") {
+		t.Error("the refused create is in the packs")
+	}
+	if _, err := os.Stat(filepath.Join(dir, packsDir, unsettledName)); !os.IsNotExist(err) {
+		t.Errorf("the refused create left the marker: %v", err)
 	}
 	if _, ok := newPackStore(t, dir).Unsettled(); ok {
 		t.Fatal("unsettled after a settled run's clean stop")
