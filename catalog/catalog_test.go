@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -125,6 +127,73 @@ func TestSQLiteDurability(t *testing.T) {
 	durable, how, err := openSQLite(t).Durability(context.Background())
 	if err != nil || !durable {
 		t.Errorf("Durability = %v, %q, %v; want durable (synchronous=FULL)", durable, how, err)
+	}
+}
+
+// Under a steady load of writes and reads the log would never start over
+// by itself (a writer starts it over only when no reader holds a snapshot
+// of it) and grew past a GiB in 20 s of small creates: the checkpointer
+// restarts it between two transactions, so that its file stays bounded.
+func TestSQLiteLogStartsOverUnderLoad(t *testing.T) {
+	dir := t.TempDir()
+	wal := filepath.Join(dir, "c.db-wal")
+	db, err := catalog.Open(context.Background(), catalog.WithSmallLog(catalog.Options{DSN: "sqlite:" + filepath.Join(dir, "c.db")}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := db.PutInline(ctx, "/seen", []byte("x"), shoal.Sums{}, time.Now(), shoal.Condition{}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 { // readers, always one snapshot or another open
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				db.Stat(ctx, "/seen")
+			}
+		})
+	}
+	defer wg.Wait()
+	defer cancel()
+	// 16 writers of 4 KiB files until 24 MiB went through the log (12
+	// times the 2 MiB the file is cut to), bounded in count and time.
+	const writers, each = 16, 400
+	data := make([]byte, 4<<10)
+	var largest atomic.Int64
+	errs := make(chan error, writers)
+	deadline := time.Now().Add(2 * time.Minute)
+	var ww sync.WaitGroup
+	for w := range writers {
+		ww.Go(func() {
+			for i := range each {
+				if time.Now().After(deadline) {
+					errs <- fmt.Errorf("writer %d: only %d files in 2 minutes", w, i)
+					return
+				}
+				if _, err := db.PutInline(ctx, fmt.Sprintf("/w%02d-%03d", w, i), data, shoal.Sums{}, time.Now(), shoal.Condition{}, time.Now()); err != nil {
+					errs <- err
+					return
+				}
+				if fi, err := os.Stat(wal); err == nil && fi.Size() > largest.Load() {
+					largest.Store(fi.Size())
+				}
+			}
+		})
+	}
+	ww.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	n := db.LogRestarts()
+	t.Logf("log restarted %d times; its file peaked at %.1f MiB", n, float64(largest.Load())/(1<<20))
+	if n == 0 {
+		t.Errorf("the log never started over under load")
+	}
+	if largest.Load() > 16<<20 {
+		t.Errorf("the log's file reached %d bytes; want it started over (at 1 MiB) and cut (to 2 MiB) long before 16 MiB", largest.Load())
 	}
 }
 

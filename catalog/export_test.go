@@ -10,6 +10,16 @@ import (
 	"shoal"
 )
 
+// WithSmallLog makes an SQLite catalog start its log over past 256 frames
+// (1 MiB) and cut its file to 2 MiB then.
+func WithSmallLog(o Options) Options {
+	o.logRestartFrames, o.logSizeLimit = 256, 2<<20
+	return o
+}
+
+// LogRestarts counts the RESTART checkpoints that completed.
+func (db *DB) LogRestarts() uint64 { return db.ckpt.restarts.Load() }
+
 // ReadPoolSize is the read pool's connection limit, for tests.
 func (db *DB) ReadPoolSize() int { return db.read.Stats().MaxOpenConnections }
 

@@ -55,6 +55,12 @@ type Options struct {
 	BigTree int
 	// TreeChunk bounds the entries one chunk reads; zero: its default.
 	TreeChunk int
+
+	// SQLite's log: frames past which a wholly copied log is started over,
+	// and the size its file is cut to then (see checkpointer); tests set
+	// them small.
+	logRestartFrames int
+	logSizeLimit     int64
 }
 
 // DefaultWriteBatches is Options.WriteBatches when zero.
@@ -93,6 +99,12 @@ func (o *Options) setDefaults(d dialect) {
 	}
 	if o.TreeChunk <= 0 {
 		o.TreeChunk = defaultTreeChunk
+	}
+	if o.logRestartFrames <= 0 {
+		o.logRestartFrames = walRestartFrames
+	}
+	if o.logSizeLimit <= 0 {
+		o.logSizeLimit = walSizeLimit
 	}
 }
 
@@ -192,7 +204,7 @@ func connect(ctx context.Context, o Options) (*DB, error) {
 		db.readStmts, db.writeStmts = newStmtCache(db.read, false), newStmtCache(db.write, true)
 		dsn, _, err := sqliteDSN(target, o)
 		if err == nil {
-			db.ckpt, err = newCheckpointer(dsn, db.commits.Load)
+			db.ckpt, err = newCheckpointer(dsn, db.write, o.logRestartFrames, db.commits.Load)
 		}
 		if err != nil {
 			db.Close()
