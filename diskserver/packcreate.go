@@ -50,15 +50,15 @@ func (s *Store) inPacks(id string, fn func(*packSet, string) (found bool, err er
 // wrong) becomes a file of its own. In createDeferred mode it returns
 // before the record is durable, and durable waits for that; otherwise
 // durable is nil.
-func (d *disk) createPacked(ctx context.Context, id string, r io.Reader, packMax int64, mode createMode) (shoal.ObjectInfo, shoal.Sums, func() error, error) {
+func (d *disk) createPacked(ctx context.Context, id string, r *roomReader, mode createMode) (shoal.ObjectInfo, shoal.Sums, func() error, error) {
 	const op = "diskserver.CreateStaged"
 	bufp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bufp)
-	rec := (*bufp)[:recHeaderSize+packMax+1]
+	rec := (*bufp)[:recHeaderSize+r.s.packMax+1]
 	n, err := io.ReadFull(r, rec[recHeaderSize:])
 	switch err {
 	case nil:
-		info, sums, err := d.createFile(ctx, id, io.MultiReader(bytes.NewReader(rec[recHeaderSize:]), r), true)
+		info, sums, err := d.createFile(ctx, id, io.MultiReader(bytes.NewReader(rec[recHeaderSize:]), r), true, !r.s.noMD5)
 		return info, sums, nil, err
 	case io.EOF, io.ErrUnexpectedEOF:
 	default:

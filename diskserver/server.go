@@ -60,6 +60,7 @@ type Options struct {
 	Net               netguard.Config // connection caps and timeouts (zero: netguard.Defaults)
 	ReserveBytes      int64           // free space kept on each disk; 0: DefaultReserveBytes, <0: none
 	PackMax           int64           // largest staged object kept in a pack; 0: DefaultPackMax, <0: none
+	NoMD5             bool            // file objects get an adler32 only (Store.SetMD5)
 	Logger            *slog.Logger    // nil: slog.Default()
 	AccessLog         *slog.Logger    // one line per object request (objhttp.LogAccess); nil: none
 	// ClientTLS is the client config of calls to an https md (the
@@ -139,6 +140,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	store.SetPackMax(opts.PackMax)
+	store.SetMD5(!opts.NoMD5)
 	if opts.ID == "" {
 		if opts.ID, err = loadServerID(opts.Dirs[0]); err != nil {
 			unlock()

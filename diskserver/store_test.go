@@ -1,6 +1,9 @@
 package diskserver
 
 import (
+	"bytes"
+	"crypto/md5"
+	"hash/adler32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,5 +115,38 @@ func TestObjectsStoredUnderIDs(t *testing.T) {
 	left, _ := os.ReadDir(filepath.Join(dir, tmpDir))
 	if len(left) != 0 {
 		t.Errorf("%d files left in tmp/ after a create", len(left))
+	}
+}
+
+// With MD5 off (disk.md5: false), a file object has its adler32 alone; a
+// packed one keeps the MD5 its record is checked with.
+func TestStoreWithoutMD5(t *testing.T) {
+	s := newPackStore(t, t.TempDir())
+	s.SetMD5(false)
+	big := bytes.Repeat([]byte("no md5 "), 20000)
+	small := []byte("a small object, packed")
+	for _, c := range []struct {
+		id      string
+		data    []byte
+		staged  bool
+		wantMD5 bool
+	}{{"f1", big, false, false}, {"f2", big, true, false}, {"a1", small, true, true}} {
+		var sums shoal.Sums
+		var err error
+		if c.staged {
+			_, sums, err = s.CreateStaged(t.Context(), c.id, bytes.NewReader(c.data), int64(len(c.data)))
+		} else {
+			_, sums, err = s.Create(t.Context(), c.id, bytes.NewReader(c.data))
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.id, err)
+		}
+		if sums.Adler32 != adler32.Checksum(c.data) {
+			t.Errorf("%s: adler32 %08x, want %08x", c.id, sums.Adler32, adler32.Checksum(c.data))
+		}
+		want := md5.Sum(c.data)
+		if got := bytes.Equal(sums.MD5, want[:]); got != c.wantMD5 || (!c.wantMD5 && sums.MD5 != nil) {
+			t.Errorf("%s: md5 %x; want it: %v", c.id, sums.MD5, c.wantMD5)
+		}
 	}
 }

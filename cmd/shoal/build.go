@@ -167,6 +167,7 @@ func newDisk(c *config.Config, keys *sign.Keys, dirs []string, mdURL, publicURL 
 		GarbageInterval:   c.Disk.Garbage,
 		ReserveBytes:      zeroIsNone(c.Disk.Reserve),
 		PackMax:           zeroIsNone(c.Disk.PackMax),
+		NoMD5:             !c.Disk.MD5,
 		MaxBodySize:       int64(c.Disk.MaxBody),
 		Logger:            log,
 		AccessLog:         accessLog(c),
