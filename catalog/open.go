@@ -56,7 +56,7 @@ type Options struct {
 	// TreeChunk bounds the entries one chunk reads; zero: its default.
 	TreeChunk int
 
-	// SQLite's log: frames past which a wholly copied log is started over,
+	// SQLite's log: the frames past which it is started over,
 	// and the size its file is cut to then (see checkpointer); tests set
 	// them small.
 	logRestartFrames int

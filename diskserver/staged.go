@@ -30,11 +30,7 @@ func (s *Store) CreateStaged(ctx context.Context, id string, r io.Reader, size i
 // is durable once durable returns nil; an object that is a file of its
 // own is durable at once (durable does nothing).
 func (s *Store) CreateStagedDeferred(ctx context.Context, id string, r io.Reader, size int64) (shoal.ObjectInfo, shoal.Sums, func() error, error) {
-	info, sums, durable, err := s.create(ctx, id, r, size, createDeferred)
-	if err == nil && durable == nil {
-		durable = func() error { return nil }
-	}
-	return info, sums, durable, err
+	return s.create(ctx, id, r, size, createDeferred)
 }
 
 func (d *disk) stagedPath(id string) string {

@@ -242,10 +242,16 @@ func (s *Server) putLocalStaged(ctx *fasthttp.RequestCtx, st shoal.StagedCreator
 	}
 	// The bytes are made durable while the entry is committed; the 201
 	// waits for both (see shoal.DeferredStager for a crash in between).
-	synced := make(chan error, 1)
-	go func() { synced <- durable() }()
+	var synced chan error
+	if durable != nil {
+		synced = make(chan error, 1)
+		go func() { synced <- durable() }()
+	}
 	e, err := s.cat.PutFile(s.base, p.path, pool.Layout, s.localCommit(id, info, sums), p.cond, time.Now().Add(s.opts.URLTTL))
-	serr := <-synced
+	var serr error
+	if synced != nil {
+		serr = <-synced
+	}
 	if err != nil {
 		s.opts.LocalStore.Remove(s.base, id)
 		httperr.Write(ctx, asPlanned(err))
@@ -268,13 +274,13 @@ func (s *Server) putLocalStaged(ctx *fasthttp.RequestCtx, st shoal.StagedCreator
 }
 
 // createStaged is st's deferred staged create where it has one; else its
-// create is durable when it returns.
+// create is durable when it returns, and durable nil.
 func createStaged(ctx context.Context, st shoal.StagedCreator, id string, r io.Reader, size int64) (shoal.ObjectInfo, shoal.Sums, func() error, error) {
 	if ds, ok := st.(shoal.DeferredStager); ok {
 		return ds.CreateStagedDeferred(ctx, id, r, size)
 	}
 	info, sums, err := st.CreateStaged(ctx, id, r, size)
-	return info, sums, func() error { return nil }, err
+	return info, sums, nil, err
 }
 
 // storeLocal writes r (length bytes, or unknown when < 0) as object id of
