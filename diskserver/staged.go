@@ -28,7 +28,7 @@ func (s *Store) CreateStaged(ctx context.Context, id string, r io.Reader, size i
 
 // CreateStagedDeferred implements shoal.DeferredStager: a packed object
 // is durable once durable returns nil; an object that is a file of its
-// own is durable at once (durable does nothing).
+// own is durable at once (durable nil).
 func (s *Store) CreateStagedDeferred(ctx context.Context, id string, r io.Reader, size int64) (shoal.ObjectInfo, shoal.Sums, func() error, error) {
 	return s.create(ctx, id, r, size, createDeferred)
 }

@@ -242,16 +242,14 @@ func (s *Server) putLocalStaged(ctx *fasthttp.RequestCtx, st shoal.StagedCreator
 	}
 	// The bytes are made durable while the entry is committed; the 201
 	// waits for both (see shoal.DeferredStager for a crash in between).
-	var synced chan error
+	synced := make(chan error, 1)
 	if durable != nil {
-		synced = make(chan error, 1)
 		go func() { synced <- durable() }()
+	} else {
+		synced <- nil
 	}
 	e, err := s.cat.PutFile(s.base, p.path, pool.Layout, s.localCommit(id, info, sums), p.cond, time.Now().Add(s.opts.URLTTL))
-	var serr error
-	if synced != nil {
-		serr = <-synced
-	}
+	serr := <-synced
 	if err != nil {
 		s.opts.LocalStore.Remove(s.base, id)
 		httperr.Write(ctx, asPlanned(err))
