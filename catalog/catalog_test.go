@@ -157,9 +157,9 @@ func TestSQLiteLogStartsOverUnderLoad(t *testing.T) {
 	}
 	defer wg.Wait()
 	defer cancel()
-	// 16 writers of 4 KiB files until 24 MiB went through the log (12
-	// times the 2 MiB the file is cut to), bounded in count and time.
-	const writers, each = 16, 400
+	// 16 writers of 4 KiB files: 16 MiB of them (eight times the 2 MiB
+	// the file is cut to), bounded in count and time.
+	const writers, each = 16, 256
 	data := make([]byte, 4<<10)
 	var largest atomic.Int64
 	errs := make(chan error, writers)
