@@ -287,12 +287,12 @@ func (d *disk) createFile(ctx context.Context, id string, r io.Reader, staged, w
 			return info, sums, readErr(op, id, rerr)
 		}
 	}
-	sums = shoal.Sums{Adler32: ad.Sum32()}
+	got := shoal.Sums{Adler32: ad.Sum32()}
 	if withMD5 {
-		sums.MD5 = md.Sum(nil)
+		got.MD5 = md.Sum(nil)
 	}
 	if staged {
-		return d.stage(id, tmp, size, sums)
+		return d.stage(id, tmp, size, got)
 	}
 	if err := tmp.Sync(); err != nil {
 		return info, sums, shoal.E(op, id, diskErrKind(err), err)
@@ -313,7 +313,7 @@ func (d *disk) createFile(ctx context.Context, id string, r io.Reader, staged, w
 		os.Remove(filepath.Join(dir, id))
 		return info, sums, shoal.E(op, id, diskErrKind(err), err)
 	}
-	return shoal.ObjectInfo{ID: id, Size: size, ModTime: time.Now()}, sums, nil
+	return shoal.ObjectInfo{ID: id, Size: size, ModTime: time.Now()}, got, nil
 }
 
 // readErr classifies a failure of the upload's reader: a *shoal.Error keeps
