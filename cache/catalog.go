@@ -15,6 +15,7 @@ type Catalog struct {
 	l1       *l1[*shoal.Entry] // Stat answers; nil when off
 	l1props  *l1[[]shoal.Prop] // Props answers; nil when L1 is off
 	l2       *l2               // nil when off
+	noLocks  *noLocks          // nil unless Options.SoleMD
 	counters counters
 }
 
@@ -28,6 +29,9 @@ func NewCatalog(inner shoal.Catalog, opts Options) *Catalog {
 	if opts.L1 {
 		c.l1 = newL1[*shoal.Entry](opts.L1Size, opts.L1TTL, opts.NegativeTTL)
 		c.l1props = newL1[[]shoal.Prop](opts.L1Size, opts.L1TTL, opts.NegativeTTL)
+	}
+	if opts.SoleMD {
+		c.noLocks = &noLocks{}
 	}
 	if opts.L2 != nil {
 		c.l2 = &l2{c: opts.L2, prefix: opts.KeyPrefix, ttl: opts.L2TTL, negTTL: opts.NegativeTTL, cnt: &c.counters}

@@ -65,6 +65,7 @@ func TestConformance(t *testing.T) {
 		opts func(t *testing.T) cache.Options
 	}{
 		{"L1", func(t *testing.T) cache.Options { return cache.Options{L1: true} }},
+		{"L1sole", func(t *testing.T) cache.Options { return cache.Options{L1: true, SoleMD: true} }},
 		{"L2memory", func(t *testing.T) cache.Options { return cache.Options{L2: memory.New(0)} }},
 		{"L2memcached", func(t *testing.T) cache.Options {
 			return cache.Options{L2: newMemcache(t, addr), KeyPrefix: uniquePrefix()}

@@ -31,6 +31,12 @@ type Options struct {
 	L2TTL       time.Duration // lifetime of a positive answer in L2 (DefaultL2TTL)
 	NegativeTTL time.Duration // lifetime of a negative answer, both tiers (DefaultNegativeTTL)
 	KeyPrefix   string        // prefix of every L2 key (DefaultKeyPrefix)
+
+	// SoleMD says this process is the only one that takes locks in the
+	// catalog (shoal all over its embedded SQLite): that no live lock
+	// exists is then known in process and not asked of the catalog for
+	// every write (see locks.go).
+	SoleMD bool
 }
 
 func (o Options) withDefaults() Options {

@@ -23,8 +23,9 @@ import (
 // config keys meet the packages' Options.
 
 // openCatalog opens the SQL catalog named by c.Catalog.DSN and puts the
-// configured cache tiers in front of it. The caller closes it.
-func openCatalog(ctx context.Context, c *config.Config, log *slog.Logger) (shoal.Catalog, error) {
+// configured cache tiers in front of it. sole says this process is the
+// catalog's only md (see cache.Options.SoleMD). The caller closes it.
+func openCatalog(ctx context.Context, c *config.Config, sole bool, log *slog.Logger) (shoal.Catalog, error) {
 	db, err := catalog.Open(ctx, catalog.Options{
 		DSN:             c.Catalog.DSN,
 		MaxOpenConns:    c.Catalog.MaxOpenConns,
@@ -40,7 +41,7 @@ func openCatalog(ctx context.Context, c *config.Config, log *slog.Logger) (shoal
 	if durable, how, err := db.Durability(ctx); err == nil && !durable {
 		log.Warn("the catalog database does not make every commit durable: an answered write may be lost if its host crashes", "catalog", how)
 	}
-	return withCache(db, c, log)
+	return withCache(db, c, sole, log)
 }
 
 // newMD builds the metadata frontend over cat, enforcing a (see newAuth),

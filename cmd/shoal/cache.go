@@ -11,9 +11,10 @@ import (
 
 // withCache puts the configured tiers in front of db: memcached (L2) when
 // cache.memcached lists servers, the in-process tier (L1) when cache.l1 is
-// on, or auto without memcached. Closing the result closes db and the
+// on, or auto without memcached; with sole, the absence of locks is known
+// in process. Closing the result closes db and the
 // memcached client.
-func withCache(db shoal.Catalog, c *config.Config, log *slog.Logger) (shoal.Catalog, error) {
+func withCache(db shoal.Catalog, c *config.Config, sole bool, log *slog.Logger) (shoal.Catalog, error) {
 	l1 := c.Cache.L1 == "on" || (c.Cache.L1 == "auto" && len(c.Cache.Memcached) == 0)
 	opts := cache.Options{
 		L1:          l1,
@@ -22,6 +23,7 @@ func withCache(db shoal.Catalog, c *config.Config, log *slog.Logger) (shoal.Cata
 		L2TTL:       c.Cache.TTL,
 		NegativeTTL: c.Cache.NegativeTTL,
 		KeyPrefix:   c.Cache.KeyPrefix,
+		SoleMD:      sole,
 	}
 	var mc *memcache.Cache
 	if len(c.Cache.Memcached) > 0 {
@@ -32,7 +34,7 @@ func withCache(db shoal.Catalog, c *config.Config, log *slog.Logger) (shoal.Cata
 		}
 		opts.L2 = mc
 	}
-	log.Info("catalog cache", "l1", l1, "l1_ttl", c.Cache.L1TTL, "memcached", c.Cache.Memcached)
+	log.Info("catalog cache", "l1", l1, "l1_ttl", c.Cache.L1TTL, "memcached", c.Cache.Memcached, "sole_md", sole)
 	return &cachedCatalog{Catalog: cache.NewCatalog(db, opts), mc: mc}, nil
 }
 

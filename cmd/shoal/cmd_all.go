@@ -137,7 +137,9 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	for _, x := range extras {
 		lns = append(lns, x.ln)
 	}
-	cat, err := openCatalog(ctx, &c, log)
+	// Over SQLite, shoal all is its catalog's only md: the catalog is
+	// embedded, single node (README, "Locks").
+	cat, err := openCatalog(ctx, &c, strings.HasPrefix(c.Catalog.DSN, "sqlite:"), log)
 	if err != nil {
 		closeAll()
 		return err

@@ -64,7 +64,7 @@ func runMD(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	cat, err := openCatalog(cmd.Context(), &c, log)
+	cat, err := openCatalog(cmd.Context(), &c, false, log)
 	if err != nil {
 		ln.Close()
 		return err

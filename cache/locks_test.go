@@ -1,0 +1,129 @@
+package cache_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"shoal"
+	"shoal/cache"
+)
+
+func lockOn(token, root string, now time.Time, life time.Duration) *shoal.Lock {
+	return &shoal.Lock{Token: "opaquelocktoken:" + token, Root: root, Infinity: true, Exclusive: true,
+		Owner: "<D:href>me</D:href>", Principal: "user:ann", Timeout: life, Expires: now.Add(life)}
+}
+
+// With SoleMD, a write's lock check asks the catalog nothing while no lock
+// exists, and sees a lock as soon as it is taken.
+func TestSoleMDKnowsThereAreNoLocks(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openSQLite(t)
+	c := cache.NewCatalog(db, cache.Options{L1: true, SoleMD: true})
+	now := time.Now()
+	check := func(path string, at time.Time) []shoal.Lock {
+		t.Helper()
+		ls, err := c.Locks(ctx, path, false, at)
+		if err != nil {
+			t.Fatalf("Locks(%s): %v", path, err)
+		}
+		return ls
+	}
+	quiet := func(what string, at time.Time) {
+		t.Helper()
+		before := db.RoundTrips()
+		for i := range 50 {
+			if ls := check(fmt.Sprintf("/d/f%d", i), at); len(ls) != 0 {
+				t.Fatalf("%s: locks %v", what, ls)
+			}
+		}
+		if n := db.RoundTrips() - before; n != 0 {
+			t.Errorf("%s: 50 lock checks asked the catalog %d times, want 0", what, n)
+		}
+	}
+	check("/d/f", now) // learns that there is none
+	quiet("no lock ever", now)
+
+	if err := c.CreateLock(ctx, lockOn("a", "/d", now, time.Hour), shoal.LockLimits{}, now); err != nil {
+		t.Fatal(err)
+	}
+	if ls := check("/d/f", now); len(ls) != 1 || ls[0].Root != "/d" {
+		t.Fatalf("after LOCK /d: locks of /d/f = %v, want the lock", ls)
+	}
+	if n, err := c.CountLocks(ctx, now); err != nil || n != 1 {
+		t.Errorf("CountLocks = %d, %v; want 1", n, err)
+	}
+	if err := c.Unlock(ctx, "opaquelocktoken:a", "/d", "user:ann", now); err != nil {
+		t.Fatal(err)
+	}
+	if ls := check("/d/f", now); len(ls) != 0 {
+		t.Fatalf("after UNLOCK: %v", ls)
+	}
+	later := now.Add(2 * time.Second) // past the probe's pause
+	check("/d/f", later)
+	quiet("after UNLOCK", later)
+
+	// A lock that expires is gone too; an instant before the count that
+	// found none is asked of the catalog.
+	if err := c.CreateLock(ctx, lockOn("b", "/d", later, time.Minute), shoal.LockLimits{}, later); err != nil {
+		t.Fatal(err)
+	}
+	if ls := check("/d/f", later); len(ls) != 1 {
+		t.Fatalf("locks of /d/f = %v, want the lock", ls)
+	}
+	expired := later.Add(2 * time.Minute)
+	check("/d/f", expired)
+	quiet("after expiry", expired)
+	if ls := check("/d/f", later); len(ls) != 1 {
+		t.Errorf("locks of /d/f before the lock expired = %v, want it", ls)
+	}
+}
+
+// A count that races a new lock must not be kept: once CreateLock has
+// returned, every check sees the lock, while other goroutines keep
+// counting.
+func TestSoleMDLockRace(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openSQLite(t)
+	c := cache.NewCatalog(db, cache.Options{L1: true, SoleMD: true})
+	base := time.Now()
+	var ticks atomic.Int64
+	clock := func() time.Time { return base.Add(time.Duration(ticks.Add(1)) * 2 * time.Second) } // every call may count
+	const life = 1_000_000 * time.Hour
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 3 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := c.Locks(ctx, fmt.Sprintf("/other%d/%d", g, i), false, clock()); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for i := range 200 {
+		root := fmt.Sprintf("/r%d", i)
+		tok := fmt.Sprintf("t%d", i)
+		if err := c.CreateLock(ctx, lockOn(tok, root, base, life), shoal.LockLimits{}, clock()); err != nil {
+			t.Fatal(err)
+		}
+		if ls, err := c.Locks(ctx, root+"/f", false, clock()); err != nil || len(ls) != 1 {
+			t.Fatalf("lock %d: checked after LOCK: %v, %v; want the lock", i, ls, err)
+		}
+		if err := c.Unlock(ctx, "opaquelocktoken:"+tok, root, "user:ann", clock()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+}
