@@ -20,9 +20,8 @@ import (
 // read. state is gen<<1 | free: a lock taken or refreshed bumps gen and
 // clears free after its commit, and a reader sets free only if gen did
 // not move while it counted, so a count that raced a new lock is never
-// kept.
-// free holds from freeAt on: a caller asking about an earlier instant
-// (a clock stepped back) asks the catalog.
+// kept. free holds from freeAt on: a check of an earlier instant (the
+// clock stepped back) asks the catalog.
 type noLocks struct {
 	state     atomic.Uint64
 	freeAt    atomic.Int64 // unix ns of the count that found none
