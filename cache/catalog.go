@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"shoal"
@@ -11,12 +12,16 @@ import (
 // L2, then the inner catalog, filling the tiers on the way back) and
 // invalidates them after every mutation. Everything else passes through.
 type Catalog struct {
-	inner    shoal.Catalog
-	l1       *l1[*shoal.Entry] // Stat answers; nil when off
-	l1props  *l1[[]shoal.Prop] // Props answers; nil when L1 is off
-	l2       *l2               // nil when off
-	noLocks  *noLocks          // nil unless Options.SoleMD
-	counters counters
+	inner   shoal.Catalog
+	l1      *l1[*shoal.Entry] // Stat answers; nil when off
+	l1props *l1[[]shoal.Prop] // Props answers; nil when L1 is off
+	l2      *l2               // nil when off
+	noLocks *absence          // of live locks; nil unless Options.SoleMD
+	// noMappings: no directory is mapped to a pool (nil unless SoleMD);
+	// defaultPool is PoolFor's answer then.
+	noMappings  *absence
+	defaultPool atomic.Pointer[poolAnswer]
+	counters    counters
 }
 
 var _ shoal.Catalog = (*Catalog)(nil)
@@ -31,7 +36,7 @@ func NewCatalog(inner shoal.Catalog, opts Options) *Catalog {
 		c.l1props = newL1[[]shoal.Prop](opts.L1Size, opts.L1TTL, opts.NegativeTTL)
 	}
 	if opts.SoleMD {
-		c.noLocks = &noLocks{}
+		c.noLocks, c.noMappings = &absence{}, &absence{}
 	}
 	if opts.L2 != nil {
 		c.l2 = &l2{c: opts.L2, prefix: opts.KeyPrefix, ttl: opts.L2TTL, negTTL: opts.NegativeTTL, cnt: &c.counters}

@@ -137,6 +137,17 @@ func (db *DB) SetDirPool(ctx context.Context, dir, pool string) error {
 	})
 }
 
+// PoolMappings counts the directories mapped to a pool (cache's SoleMD
+// tier learns from it that every file goes to the default pool).
+func (db *DB) PoolMappings(ctx context.Context) (int, error) {
+	var n int
+	db.trips.Add(1)
+	if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM dir_pools`).Scan(&n); err != nil {
+		return 0, db.fail("catalog.PoolMappings", "", err)
+	}
+	return n, nil
+}
+
 // PoolFor finds the nearest mapped directory at or above path, and its
 // pool, in one query: the mapped ancestors with their pools' layouts, and
 // the default pool's row (present once an operator set its layout), which

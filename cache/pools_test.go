@@ -1,0 +1,112 @@
+package cache_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"shoal"
+	"shoal/cache"
+)
+
+func layout(t *testing.T, s string) shoal.Layout {
+	t.Helper()
+	l, err := shoal.ParseLayout(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// With SoleMD, the pool of a new file is answered in process while no
+// directory is mapped to a pool, and a mapping or a new default layout is
+// seen as soon as it is made.
+func TestSoleMDKnowsNoDirectoryIsMapped(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openSQLite(t)
+	c := cache.NewCatalog(db, cache.Options{L1: true, SoleMD: true})
+	poolOf := func(path string) shoal.Pool {
+		t.Helper()
+		p, err := c.PoolFor(ctx, path)
+		if err != nil {
+			t.Fatalf("PoolFor(%s): %v", path, err)
+		}
+		return p
+	}
+	quiet := func(what, want string) {
+		t.Helper()
+		before := db.RoundTrips()
+		for i := range 50 {
+			if p := poolOf(fmt.Sprintf("/d/f%d", i)); p.Name != shoal.DefaultPool || p.Layout.String() != want {
+				t.Fatalf("%s: pool %s %s, want default %s", what, p.Name, p.Layout, want)
+			}
+		}
+		if n := db.RoundTrips() - before; n != 0 {
+			t.Errorf("%s: 50 PoolFor asked the catalog %d times, want 0", what, n)
+		}
+	}
+	def := poolOf("/d/f").Layout.String()
+	quiet("no mapping", def)
+
+	if err := c.PutPool(ctx, shoal.Pool{Name: shoal.DefaultPool, Layout: layout(t, "replica:2")}); err != nil {
+		t.Fatal(err)
+	}
+	if p := poolOf("/d/f"); p.Layout.String() != "replica:2" {
+		t.Fatalf("after PutPool default replica:2: %s", p.Layout)
+	}
+	quiet("new default layout", "replica:2")
+
+	if err := c.PutPool(ctx, shoal.Pool{Name: "fast", Layout: layout(t, "replica:1")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Mkdir(ctx, "/fast", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetDirPool(ctx, "/fast", "fast"); err != nil {
+		t.Fatal(err)
+	}
+	if p := poolOf("/fast/f"); p.Name != "fast" {
+		t.Fatalf("after SetDirPool /fast: pool %s, want fast", p.Name)
+	}
+	if p := poolOf("/d/f"); p.Name != shoal.DefaultPool {
+		t.Fatalf("beside /fast: pool %s, want default", p.Name)
+	}
+}
+
+// Answers kept while the default layout changes under concurrent
+// callers: once PutPool returns, every PoolFor gives the new layout.
+func TestSoleMDPoolRace(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openSQLite(t)
+	c := cache.NewCatalog(db, cache.Options{L1: true, SoleMD: true})
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range 3 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := c.PoolFor(ctx, fmt.Sprintf("/g%d/%d", g, i)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for i := range 100 {
+		want := fmt.Sprintf("replica:%d", 1+i%3)
+		if err := c.PutPool(ctx, shoal.Pool{Name: shoal.DefaultPool, Layout: layout(t, want)}); err != nil {
+			t.Fatal(err)
+		}
+		if p, err := c.PoolFor(ctx, "/x/f"); err != nil || p.Layout.String() != want {
+			t.Fatalf("round %d: PoolFor after PutPool %s: %v, %v", i, want, p.Layout, err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+}
