@@ -94,23 +94,10 @@ func TestSoleMDLockRace(t *testing.T) {
 	clock := func() time.Time { return base.Add(time.Duration(ticks.Add(1)) * 2 * time.Second) } // every call may count
 	const life = 1_000_000 * time.Hour
 
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := range 3 {
-		wg.Go(func() {
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if _, err := c.Locks(ctx, fmt.Sprintf("/other%d/%d", g, i), false, clock()); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
-	}
+	stop := spin(t, 3, func(g, i int) error {
+		_, err := c.Locks(ctx, fmt.Sprintf("/other%d/%d", g, i), false, clock())
+		return err
+	})
 	for i := range 200 {
 		root := fmt.Sprintf("/r%d", i)
 		tok := fmt.Sprintf("t%d", i)
@@ -124,6 +111,31 @@ func TestSoleMDLockRace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	close(stop)
-	wg.Wait()
+	stop()
+}
+
+// spin runs n goroutines calling fn(g, i) for i = 0, 1, … until the
+// returned stop is called (which waits for them); an error ends one.
+func spin(t *testing.T, n int, fn func(g, i int) error) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range n {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if err := fn(g, i); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }

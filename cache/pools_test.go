@@ -3,7 +3,6 @@ package cache_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -81,23 +80,10 @@ func TestSoleMDPoolRace(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openSQLite(t)
 	c := cache.NewCatalog(db, cache.Options{L1: true, SoleMD: true})
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := range 3 {
-		wg.Go(func() {
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if _, err := c.PoolFor(ctx, fmt.Sprintf("/g%d/%d", g, i)); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
-	}
+	stop := spin(t, 3, func(g, i int) error {
+		_, err := c.PoolFor(ctx, fmt.Sprintf("/g%d/%d", g, i))
+		return err
+	})
 	for i := range 100 {
 		want := fmt.Sprintf("replica:%d", 1+i%3)
 		if err := c.PutPool(ctx, shoal.Pool{Name: shoal.DefaultPool, Layout: layout(t, want)}); err != nil {
@@ -107,6 +93,5 @@ func TestSoleMDPoolRace(t *testing.T) {
 			t.Fatalf("round %d: PoolFor after PutPool %s: %v, %v", i, want, p.Layout, err)
 		}
 	}
-	close(stop)
-	wg.Wait()
+	stop()
 }
