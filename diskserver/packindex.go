@@ -47,6 +47,20 @@ type indexedRecord struct {
 type packIndex struct {
 	packs   []indexedPack
 	records []indexedRecord
+	byPack  [][]indexedRecord // records by pack, made by recordsOf
+}
+
+// recordsOf is the records of packs[n], in index order. The records are
+// grouped once, so that loading every pack reads each record once, not
+// once a pack.
+func (x *packIndex) recordsOf(n int) []indexedRecord {
+	if x.byPack == nil {
+		x.byPack = make([][]indexedRecord, len(x.packs))
+		for _, r := range x.records {
+			x.byPack[r.pack] = append(x.byPack[r.pack], r)
+		}
+	}
+	return x.byPack[n]
 }
 
 // encodePackIndex is the index's bytes.

@@ -108,7 +108,7 @@ func openPacks(dir string) (*packSet, error) {
 		if err != nil || len(e.Name()) != 16 {
 			continue
 		}
-		p, err := ps.load(filepath.Join(ps.dir, e.Name()), seq, idx, useIdx)
+		p, err := ps.load(filepath.Join(ps.dir, e.Name()), seq, &idx, useIdx)
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +147,7 @@ func probePunch(dir string) (bool, error) {
 // load opens one pack and indexes its records. A pack with no valid
 // header and no room for a record (a crash while it was being made) is
 // removed; nil then.
-func (ps *packSet) load(path string, seq uint64, idx packIndex, useIdx bool) (*pack, error) {
+func (ps *packSet) load(path string, seq uint64, idx *packIndex, useIdx bool) (*pack, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return nil, err
@@ -182,7 +182,7 @@ func (ps *packSet) load(path string, seq uint64, idx packIndex, useIdx bool) (*p
 
 // fromIndex indexes p's records from idx, if idx has p as it is now
 // (same size, same nonce).
-func (ps *packSet) fromIndex(p *pack, size int64, idx packIndex) bool {
+func (ps *packSet) fromIndex(p *pack, size int64, idx *packIndex) bool {
 	end := (size + packAlign - 1) / packAlign * packAlign
 	n := -1
 	for i, ip := range idx.packs {
@@ -193,8 +193,8 @@ func (ps *packSet) fromIndex(p *pack, size int64, idx packIndex) bool {
 	if n < 0 {
 		return false
 	}
-	for _, r := range idx.records {
-		if r.pack == n && ps.index[r.id] == nil {
+	for _, r := range idx.recordsOf(n) {
+		if ps.index[r.id] == nil {
 			ps.index[r.id] = &packed{p: p, off: r.off, size: r.size, mtimeNs: r.mtimeNs, state: r.state}
 		}
 	}
