@@ -3,11 +3,13 @@ package cache_test
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"shoal"
 	"shoal/cache"
+	"shoal/catalog"
 )
 
 func layout(t *testing.T, s string) shoal.Layout {
@@ -94,4 +96,57 @@ func TestSoleMDPoolRace(t *testing.T) {
 		}
 	}
 	stop()
+}
+
+// heldCount is a real catalog whose next PoolMappings, once armed, waits
+// at its start until released: it puts a slow caller's count after a
+// change and after a faster caller's newer answer.
+type heldCount struct {
+	*catalog.DB
+	armed    atomic.Bool
+	entered  chan struct{}
+	released chan struct{}
+}
+
+func (h *heldCount) PoolMappings(ctx context.Context) (int, error) {
+	if h.armed.CompareAndSwap(true, false) {
+		close(h.entered)
+		<-h.released
+	}
+	return h.DB.PoolMappings(ctx)
+}
+
+// A PoolFor that read the default pool before a PutPool and keeps its
+// answer after a newer one was kept must not bring the old layout back:
+// the kept answer carries the generation it was read under.
+func TestSoleMDPoolSlowCaller(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openSQLite(t)
+	h := &heldCount{DB: db, entered: make(chan struct{}), released: make(chan struct{})}
+	c := cache.NewCatalog(h, cache.Options{L1: true, SoleMD: true})
+	if err := c.PutPool(ctx, shoal.Pool{Name: shoal.DefaultPool, Layout: layout(t, "replica:1")}); err != nil {
+		t.Fatal(err)
+	}
+	h.armed.Store(true)
+	slow := make(chan error, 1)
+	go func() {
+		_, err := c.PoolFor(ctx, "/slow/f") // reads replica:1, then waits in its count
+		slow <- err
+	}()
+	<-h.entered
+	if err := c.PutPool(ctx, shoal.Pool{Name: shoal.DefaultPool, Layout: layout(t, "replica:2")}); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := c.PoolFor(ctx, "/fast/f"); err != nil || p.Layout.String() != "replica:2" {
+		t.Fatalf("PoolFor after PutPool replica:2: %v, %v", p.Layout, err)
+	}
+	close(h.released)
+	if err := <-slow; err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if p, err := c.PoolFor(ctx, fmt.Sprintf("/after/%d", i)); err != nil || p.Layout.String() != "replica:2" {
+			t.Fatalf("PoolFor after the slow caller kept its answer: %v, %v, want replica:2", p.Layout, err)
+		}
+	}
 }
