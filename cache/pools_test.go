@@ -3,6 +3,7 @@ package cache_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -127,6 +128,8 @@ func TestSoleMDPoolSlowCaller(t *testing.T) {
 	if err := c.PutPool(ctx, shoal.Pool{Name: shoal.DefaultPool, Layout: layout(t, "replica:1")}); err != nil {
 		t.Fatal(err)
 	}
+	release := sync.OnceFunc(func() { close(h.released) })
+	t.Cleanup(release) // a failure below must not leave the slow caller waiting
 	h.armed.Store(true)
 	slow := make(chan error, 1)
 	go func() {
@@ -140,7 +143,7 @@ func TestSoleMDPoolSlowCaller(t *testing.T) {
 	if p, err := c.PoolFor(ctx, "/fast/f"); err != nil || p.Layout.String() != "replica:2" {
 		t.Fatalf("PoolFor after PutPool replica:2: %v, %v", p.Layout, err)
 	}
-	close(h.released)
+	release()
 	if err := <-slow; err != nil {
 		t.Fatal(err)
 	}
