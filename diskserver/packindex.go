@@ -1,12 +1,14 @@
 package diskserver
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"shoal"
 )
@@ -51,13 +53,19 @@ type packIndex struct {
 }
 
 // recordsOf is the records of packs[n], in index order. The records are
-// grouped once, so that loading every pack reads each record once, not
-// once a pack.
+// grouped once (a stable sort by pack, in place: no copy of them), so
+// that loading every pack reads each record once, not once a pack.
 func (x *packIndex) recordsOf(n int) []indexedRecord {
 	if x.byPack == nil {
+		slices.SortStableFunc(x.records, func(a, b indexedRecord) int { return cmp.Compare(a.pack, b.pack) })
 		x.byPack = make([][]indexedRecord, len(x.packs))
-		for _, r := range x.records {
-			x.byPack[r.pack] = append(x.byPack[r.pack], r)
+		for i := 0; i < len(x.records); {
+			j := i + 1
+			for j < len(x.records) && x.records[j].pack == x.records[i].pack {
+				j++
+			}
+			x.byPack[x.records[i].pack] = x.records[i:j:j]
+			i = j
 		}
 	}
 	return x.byPack[n]
