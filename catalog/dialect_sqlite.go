@@ -54,10 +54,14 @@ func (sqliteDialect) open(ctx context.Context, path string, o Options) (read, wr
 	// database file and fsyncs it, hundreds of milliseconds on a busy
 	// disk, during which the writer would wait; checkpointer runs them
 	// on a connection of its own.
-	write, err = sql.Open("sqlite", dsn+fmt.Sprintf("&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(%d)&_txlock=immediate", o.logSizeLimit))
+	connector, err := sqlite.NewConnector(dsn + fmt.Sprintf("&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(%d)&_txlock=immediate", o.logSizeLimit))
 	if err != nil {
 		return nil, nil, err
 	}
+	if o.dirs != nil {
+		connector = hookedConnector{connector, o.dirs}
+	}
+	write = sql.OpenDB(connector)
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)

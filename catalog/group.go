@@ -291,6 +291,7 @@ func (c *committer) runMember(t *tx, m *member, release bool) error {
 		if _, rerr := t.exec(nil, `ROLLBACK TO shoal_m`); rerr != nil {
 			return rerr
 		}
+		c.db.dirs.forget() // what it read may have been undone
 		if release {
 			if _, rerr := t.exec(nil, `RELEASE shoal_m`); rerr != nil {
 				return rerr

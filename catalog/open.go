@@ -61,6 +61,7 @@ type Options struct {
 	// them small.
 	logRestartFrames int
 	logSizeLimit     int64
+	dirs             *dirCache // the writer's (SQLite)
 }
 
 // DefaultWriteBatches is Options.WriteBatches when zero.
@@ -121,6 +122,7 @@ type DB struct {
 	group    *committer // nil: group commit off
 
 	readStmts, writeStmts *stmtCache    // nil: statements are sent as text
+	dirs                  *dirCache     // SQLite; nil: none
 	ckpt                  *checkpointer // SQLite
 
 	owner    string // this handle, as the owner of tree operations
@@ -195,6 +197,10 @@ func connect(ctx context.Context, o Options) (*DB, error) {
 	db.treeCtx, db.treeStop = context.WithCancel(context.Background())
 	if d.name() == "sqlite" {
 		db.space.dir = sqliteDir(target)
+	}
+	if d.name() == "sqlite" {
+		db.dirs = newDirCache()
+		o.dirs = db.dirs
 	}
 	var err error
 	if db.read, db.write, err = d.open(ctx, target, o); err != nil {

@@ -25,6 +25,9 @@ type tx struct {
 	tx     *sql.Tx
 	ctx    context.Context // the transaction's; see stmtCtx
 	treeOp int64           // the tree operation this transaction is part of (0: none)
+	// dirsChecked: the directory cache was checked against other
+	// connections' commits in this transaction (see checkDirs).
+	dirsChecked bool
 }
 
 // stmtCtx is the context of t's statements: t's own, except for SQLite,

@@ -65,6 +65,23 @@ func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quo
 	together := t.db.d.lockSuffix(false) == "" && t.db.d.lockSuffix(true) == ""
 	busy := false
 	pp := shoal.ParentPath(path)
+	see := func(n *node) {
+		mine := n.treeOp == 0 || n.treeOp == t.treeOp
+		switch {
+		case n.path == path:
+			self = n
+			busy = busy || !mine
+		case shoal.IsWithin(path, n.path): // an ancestor (not a hash collision)
+			if n.path == pp {
+				parent = n
+			}
+			if n.quota {
+				quotas = append(quotas, n.id)
+			}
+			busy = busy || !mine
+			t.db.dirs.keep(*n)
+		}
+	}
 	scan := func(q string, hashes []any) error {
 		rows, err := t.query(ctx, q, hashes...)
 		if err != nil {
@@ -76,29 +93,27 @@ func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quo
 			if err := scanNode(rows, &n); err != nil {
 				return err
 			}
-			mine := n.treeOp == 0 || n.treeOp == t.treeOp
-			switch {
-			case n.path == path:
-				self = &n
-				busy = busy || !mine
-			case shoal.IsWithin(path, n.path): // an ancestor (not a hash collision)
-				if n.path == pp {
-					parent = &n
-				}
-				if n.quota {
-					quotas = append(quotas, n.id)
-				}
-				busy = busy || !mine
-			}
+			see(&n)
 		}
 		return rows.Err()
 	}
 	const sel = `SELECT ` + nodeCols + ` FROM entries WHERE path_hash `
+	if t.db.dirs != nil { // SQLite: ancestors kept by the writer need no read
+		if err := t.checkDirs(); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	hashes := make([]any, 0, len(anc)+1)
 	for _, a := range anc {
-		hashes = append(hashes, pathHash(a))
+		if n, ok := t.db.dirs.get(a); ok {
+			see(&n)
+		} else {
+			hashes = append(hashes, pathHash(a))
+		}
 	}
-	if together {
+	if together && len(hashes) == 0 {
+		err = scan(sel+`= ?`, []any{pathHash(path)})
+	} else if together {
 		hashes = append(hashes, pathHash(path))
 		err = scan(sel+`IN (`+placeholders(len(hashes))+`)`, hashes)
 	} else {
