@@ -197,8 +197,6 @@ func connect(ctx context.Context, o Options) (*DB, error) {
 	db.treeCtx, db.treeStop = context.WithCancel(context.Background())
 	if d.name() == "sqlite" {
 		db.space.dir = sqliteDir(target)
-	}
-	if d.name() == "sqlite" {
 		db.dirs = newDirCache()
 		o.dirs = db.dirs
 	}
