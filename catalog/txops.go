@@ -65,7 +65,8 @@ func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quo
 	together := t.db.d.lockSuffix(false) == "" && t.db.d.lockSuffix(true) == ""
 	busy := false
 	pp := shoal.ParentPath(path)
-	see := func(n *node) {
+	// see takes n into the result; it reports whether n is an ancestor.
+	see := func(n *node) bool {
 		mine := n.treeOp == 0 || n.treeOp == t.treeOp
 		switch {
 		case n.path == path:
@@ -79,8 +80,9 @@ func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quo
 				quotas = append(quotas, n.id)
 			}
 			busy = busy || !mine
-			t.db.dirs.keep(*n)
+			return true
 		}
+		return false
 	}
 	scan := func(q string, hashes []any) error {
 		rows, err := t.query(ctx, q, hashes...)
@@ -93,7 +95,9 @@ func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quo
 			if err := scanNode(rows, &n); err != nil {
 				return err
 			}
-			see(&n)
+			if see(&n) {
+				t.db.dirs.keep(n)
+			}
 		}
 		return rows.Err()
 	}
@@ -111,9 +115,7 @@ func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quo
 			hashes = append(hashes, pathHash(a))
 		}
 	}
-	if together && len(hashes) == 0 {
-		err = scan(sel+`= ?`, []any{pathHash(path)})
-	} else if together {
+	if together { // one hash left alone: SQLite reads IN (?) as = ?
 		hashes = append(hashes, pathHash(path))
 		err = scan(sel+`IN (`+placeholders(len(hashes))+`)`, hashes)
 	} else {
