@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -117,15 +118,16 @@ func openCeilingSQL(dsn string, conns int) (*sql.DB, int64, error) {
 
 // ceilingBackend holds the ceiling command's backend flags.
 type ceilingBackend struct {
-	backend, memcached, catalog string
-	conns                       int
+	backend, memcached, catalog, dir string
+	conns                            int
 }
 
 func (b *ceilingBackend) addFlags(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVar(&b.backend, "backend", "none", "none (constant answers), memcached (one get per HEAD) or sql (one primary-key SELECT per HEAD)")
+	fs.StringVar(&b.backend, "backend", "none", "none (constant answers), memcached (one get per HEAD), sql (one primary-key SELECT per HEAD) or disk (every PUT a durable file of its own)")
 	fs.StringVar(&b.memcached, "memcached", "127.0.0.1:11211", "with --backend memcached: HOST:PORT")
 	fs.StringVar(&b.catalog, "catalog", "", "with --backend sql: the catalog DSN, mysql://USER:PASS@HOST:PORT/DB")
+	fs.StringVar(&b.dir, "dir", "", "with --backend disk: the directory PUT bodies become files in (made if missing)")
 	fs.IntVar(&b.conns, "sql-conns", 16, "with --backend sql: connection pool size (md's default catalog.max_open_conns)")
 }
 
@@ -154,6 +156,15 @@ func (b *ceilingBackend) server(body int) (*fasthttp.Server, string, func(), err
 		}
 		srv.Handler = SQLCeilingHandler(db, maxID)
 		return srv, fmt.Sprintf("HEAD: one primary-key SELECT over %d entries", maxID), func() { db.Close() }, nil
+	case "disk":
+		if b.dir == "" {
+			return nil, "", nil, shoal.Errorf("bench ceiling", shoal.KindInvalid, "--backend disk needs --dir")
+		}
+		if err := os.MkdirAll(b.dir, 0o755); err != nil {
+			return nil, "", nil, shoal.E("bench ceiling", b.dir, err)
+		}
+		srv.Handler = DiskCeilingHandler(b.dir)
+		return srv, "PUT: the body a new file in " + b.dir + ", fsync'd, then its directory fsync'd", func() {}, nil
 	}
-	return nil, "", nil, shoal.Errorf("bench ceiling", shoal.KindInvalid, "--backend %q: want none, memcached or sql", b.backend)
+	return nil, "", nil, shoal.Errorf("bench ceiling", shoal.KindInvalid, "--backend %q: want none, memcached, sql or disk", b.backend)
 }

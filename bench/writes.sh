@@ -6,7 +6,8 @@
 # connection, for the c=16 / c=1 scaling. With BASE=path/to/other/shoal
 # the same workloads also run shoal against that binary's shoal all
 # (before/after in one run). Written to bench/results/<date>-<host>-writes.md.
-# Tunables: SIZES (0,16k,1m) CONC (16) ROUNDS (5) ROUND (2s) PARTS (all scaleout).
+# Tunables: SIZES (0,16k,1m) CONC (16) ROUNDS (5) ROUND (2s) PARTS (all scaleout;
+# also ceiling: shoal all and nginx against `shoal bench ceiling --backend disk`).
 # FRESH_FS=1 (root, mkfs.ext4): every server's data (nginx's root, shoal's
 # data and catalog, MariaDB's) goes on a new ext4 made for the run on a
 # loop device (FRESH_FS_SIZE, 8G; FRESH_FS_MKFS: more mkfs.ext4 options,
@@ -93,6 +94,25 @@ if [[ " $PARTS " == *" all "* ]]; then
 		figure "shoal all vs BASE shoal all, c=$CONC" files --url "http://127.0.0.1:$NPORT" --vs "http://127.0.0.1:$BPORT" \
 			--sizes "$SIZES" -c "$CONC" "${vs[@]}"
 	fi
+fi
+
+if [[ " $PARTS " == *" ceiling "* ]]; then
+	# The disk ceiling (`shoal bench ceiling --backend disk`): every PUT a
+	# durable file of its own and nothing else. Against it, shoal all (new)
+	# and nginx, each at CONC and at 1 connection.
+	md "" "## shoal all and nginx against the disk ceiling (every PUT a new file, fsync'd, its directory fsync'd)"
+	CPORT=$(free_port)
+	start ceiling "$SHOAL" bench ceiling --backend disk --dir "$DATA/ceiling" --listen "127.0.0.1:$CPORT"
+	wait_port "$CPORT" 30
+	CEILING="http://127.0.0.1:$CPORT"
+	APORT=$(free_port)
+	start ceilall "$SHOAL" all --data "$DATA/ceilall" --listen "127.0.0.1:$APORT" --disk-listen "127.0.0.1:$(free_port)"
+	wait_port "$APORT" 30
+	sleep 1
+	for c in "$CONC" 1; do
+		figure "shoal all vs disk ceiling, c=$c" files --url "http://127.0.0.1:$APORT" --vs "$CEILING" --sizes "$SIZES" -c "$c" "${vs[@]}"
+		figure "nginx vs disk ceiling, c=$c" files --url "$NGINX" --vs "$CEILING" --sizes "$SIZES" -c "$c" "${vs[@]}"
+	done
 fi
 
 if [[ " $PARTS " == *" scaleout "* ]]; then
