@@ -52,9 +52,10 @@ type packSet struct {
 	all     []*pack // every pack, for the index a clean stop writes
 	scanned int     // packs scanned at open (not read from the index)
 
-	unsettled unsettledMark
-	stopping  bool           // under mu: a clean stop has begun, no new records
-	inflight  sync.WaitGroup // records whose durability nobody has waited for yet
+	unsettled  unsettledMark
+	stopping   bool           // under mu: a clean stop has begun, no new records
+	inflight   sync.WaitGroup // records whose durability nobody has waited for yet, and fills
+	filledCond *sync.Cond     // on mu: a fill ended (packfill.go)
 }
 
 // errStopping refuses a create once the store's clean stop has begun.
@@ -67,6 +68,11 @@ type pack struct {
 	nonce   [nonceSize]byte
 	end     int64      // where its next record goes; under packSet.mu
 	durable *groupSync // fdatasync of f, shared by concurrent writers
+
+	// Zero-filled room past end (packfill.go); under packSet.mu.
+	filled  int64 // [end, filled) is zeros, durably
+	filling bool  // [filled, filled+packFillAhead) is being filled
+	noFill  bool  // a fill failed: appended to from then on
 }
 
 // packed is one object in a pack.
@@ -87,6 +93,7 @@ func openPacks(dir string) (*packSet, error) {
 		return nil, nil
 	}
 	ps := &packSet{dir: filepath.Join(dir, packsDir), index: map[string]*packed{}}
+	ps.filledCond = sync.NewCond(&ps.mu)
 	var err error
 	if ps.writable, err = probePunch(ps.dir); err != nil {
 		return nil, err
@@ -209,6 +216,7 @@ func (ps *packSet) fromIndex(p *pack, size int64, idx *packIndex) bool {
 func (ps *packSet) scan(p *pack, size int64) error {
 	buf := make([]byte, recHeaderSize)
 	off := int64(packAlign)
+	tail := off // the end of the last record found
 	for off < size {
 		next, err := seekData(p.f, off)
 		if errors.Is(err, errNoMoreData) {
@@ -247,6 +255,12 @@ func (ps *packSet) scan(p *pack, size int64) error {
 			ps.index[h.id] = &packed{p: p, off: off, size: h.size, mtimeNs: h.mtimeNs, state: h.state}
 		}
 		off += recordLen(h.size)
+		tail = off
+	}
+	if tail < size {
+		// Zeros filled ahead of the records, or what a crash left of
+		// records never acknowledged (packfill.go): their blocks back.
+		punchHole(p.f, tail, size-tail)
 	}
 	p.end = (size + packAlign - 1) / packAlign * packAlign
 	return nil
@@ -311,19 +325,29 @@ func (ps *packSet) put(id string, rec []byte, h recordHeader) (durable func() er
 		return nil, err
 	}
 	ps.mu.Lock()
-	if ps.cur == nil || ps.cur.end >= packRoll {
-		p, err := ps.newPack()
-		if err != nil {
-			ps.mu.Unlock()
-			ps.inflight.Done()
-			return nil, err
+	var p *pack
+	for p == nil || p.reachesFill(n) {
+		if p != nil {
+			ps.filledCond.Wait() // then the current pack may have rolled
 		}
-		ps.cur = p
+		if ps.cur == nil || ps.cur.end >= packRoll {
+			np, err := ps.newPack()
+			if err != nil {
+				ps.mu.Unlock()
+				ps.inflight.Done()
+				return nil, err
+			}
+			ps.cur = np
+		}
+		p = ps.cur
 	}
-	p := ps.cur
 	off := p.end
 	p.end += n
+	from, to, fill := ps.fillFrom(p)
 	ps.mu.Unlock()
+	if fill {
+		go ps.fill(p, from, to)
+	}
 
 	encodeRecordHeader(rec, p.nonce, h)
 	if _, err := p.f.WriteAt(rec, off); err != nil {

@@ -274,6 +274,9 @@ func (s *Store) FlushStaged() error {
 			continue
 		}
 		d.packs.stop()
+		if err := d.packs.cutFilled(); err != nil {
+			return shoal.E("diskserver.FlushStaged", d.dir, err)
+		}
 		if err := d.packs.writeIndex(); err != nil {
 			return shoal.E("diskserver.FlushStaged", d.dir, err)
 		}
