@@ -1,11 +1,8 @@
 package diskserver
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 
 	"shoal/storetest"
@@ -49,28 +46,9 @@ func TestPackFill(t *testing.T) {
 	defer func() { packFillAhead = old }()
 	dir := t.TempDir()
 	s := newPackStore(t, dir)
-	ctx := context.Background()
 	const n = 96
 	data := func(i int) []byte { return storetest.Data(uint64(i), 16<<10+i) }
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for i := range n {
-		wg.Go(func() {
-			id := fmt.Sprintf("f%02x", i)
-			if _, _, err := s.CreateStaged(ctx, id, bytes.NewReader(data(i)), int64(len(data(i)))); err != nil {
-				errs <- err
-				return
-			}
-			errs <- s.Publish(ctx, id)
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	stageAll(t, s, n, func(i int) string { return fmt.Sprintf("f%02x", i) }, data)
 	for i := range n {
 		wantContent(t, s, fmt.Sprintf("f%02x", i), data(i))
 	}

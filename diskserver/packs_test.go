@@ -40,6 +40,32 @@ func stage(t *testing.T, s *Store, id string, data []byte) {
 	}
 }
 
+// stageAll stages and publishes objects id(0) … id(n-1), with bytes
+// data(i), all at once.
+func stageAll(t *testing.T, s *Store, n int, id func(int) string, data func(int) []byte) {
+	t.Helper()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			d := data(i)
+			if _, _, err := s.CreateStaged(ctx, id(i), bytes.NewReader(d), int64(len(d))); err != nil {
+				errs <- err
+				return
+			}
+			errs <- s.Publish(ctx, id(i))
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // publish publishes ids, staged in s.
 func publish(t *testing.T, s *Store, ids ...string) {
 	t.Helper()
@@ -287,28 +313,9 @@ func TestPackRoll(t *testing.T) {
 	defer func() { packRoll = old }()
 	dir := t.TempDir()
 	s := newPackStore(t, dir)
-	ctx := context.Background()
 	const n = 64
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for i := range n {
-		wg.Go(func() {
-			id := fmt.Sprintf("e%02x", i)
-			d := storetest.Data(uint64(i), 5000+i)
-			if _, _, err := s.CreateStaged(ctx, id, bytes.NewReader(d), int64(len(d))); err != nil {
-				errs <- err
-				return
-			}
-			errs <- s.Publish(ctx, id)
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	stageAll(t, s, n, func(i int) string { return fmt.Sprintf("e%02x", i) },
+		func(i int) []byte { return storetest.Data(uint64(i), 5000+i) })
 	if got := len(packFiles(t, dir)); got < 5 {
 		t.Errorf("%d packs for %d records of 12 KiB and packs of 64 KiB", got, n)
 	}
