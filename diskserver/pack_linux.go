@@ -26,6 +26,19 @@ func punchHole(f *os.File, off, n int64) error {
 	return unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, off, n)
 }
 
+// fillHelps reports whether zero-filling a pack ahead of its records
+// (packfill.go) spares its fdatasyncs a journal commit on dir's
+// filesystem: ext2/3/4 and XFS overwrite blocks in place. Elsewhere (btrfs
+// copies on write, tmpfs has no disk) the zeros would be written for
+// nothing.
+func fillHelps(dir string) bool {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return false
+	}
+	return st.Type == unix.EXT4_SUPER_MAGIC || st.Type == unix.XFS_SUPER_MAGIC
+}
+
 // errNoMoreData is seekData's answer past f's last data.
 var errNoMoreData = errors.New("no data beyond offset")
 

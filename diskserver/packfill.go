@@ -16,7 +16,8 @@ package diskserver
 // would reach into the range being filled waits for the fill (the next
 // fill starts when half of the room is left, so this is rare). A clean
 // stop cuts the unused zeros off (so the index a clean stop writes still
-// matches the file's size); a start after a crash punches them out.
+// matches the file's size); a start after a crash punches them out. Only
+// where it helps: see fillHelps.
 
 // packFillAhead is how far a pack is zero-filled past its records; 0: not at all.
 var packFillAhead int64 = 8 << 20
@@ -28,7 +29,7 @@ var packZeros [256 << 10]byte
 // whether p needs more filled room: it returns the range to fill (and
 // marks p filling), or ok false.
 func (ps *packSet) fillFrom(p *pack) (from, to int64, ok bool) {
-	if !ps.writable || packFillAhead <= 0 || p.filling || p.noFill || p.filled-p.end >= packFillAhead/2 {
+	if !ps.zeroFill || packFillAhead <= 0 || p.filling || p.noFill || p.filled-p.end >= packFillAhead/2 {
 		return 0, 0, false
 	}
 	from = max(p.filled, p.end)

@@ -15,6 +15,13 @@ func withoutFill(t *testing.T) {
 	t.Cleanup(func() { packFillAhead = old })
 }
 
+// zeroFilled is s with its packs zero-filled ahead, whatever the
+// filesystem of the test's temp dir (fillHelps).
+func zeroFilled(s *Store) *Store {
+	s.disks[0].packs.zeroFill = true
+	return s
+}
+
 // settleFills waits for ps's fills to end and returns its current pack.
 func settleFills(ps *packSet) *pack {
 	ps.mu.Lock()
@@ -45,7 +52,7 @@ func TestPackFill(t *testing.T) {
 	packFillAhead = 64 << 10 // a fill every few records: creates run into fills in progress
 	defer func() { packFillAhead = old }()
 	dir := t.TempDir()
-	s := newPackStore(t, dir)
+	s := zeroFilled(newPackStore(t, dir))
 	const n = 96
 	data := func(i int) []byte { return storetest.Data(uint64(i), 16<<10+i) }
 	stageAll(t, s, n, func(i int) string { return fmt.Sprintf("f%02x", i) }, data)
@@ -58,7 +65,7 @@ func TestPackFill(t *testing.T) {
 	}
 
 	// A crash: the zeros past the last record are punched out.
-	s2 := newPackStore(t, dir)
+	s2 := zeroFilled(newPackStore(t, dir))
 	for i := range n {
 		wantContent(t, s2, fmt.Sprintf("f%02x", i), data(i))
 	}
@@ -98,7 +105,7 @@ func TestPackFill(t *testing.T) {
 // hurt by it.
 func TestPackFillFails(t *testing.T) {
 	dir := t.TempDir()
-	s := newPackStore(t, dir)
+	s := zeroFilled(newPackStore(t, dir))
 	stage(t, s, "cafe1", storetest.Data(1, 1000))
 	ps := s.disks[0].packs
 	p := settleFills(ps)

@@ -44,6 +44,7 @@ type packSet struct {
 	// does not (a data directory copied elsewhere) are read and removed
 	// from, but their space is not given back, and new objects are files.
 	writable bool
+	zeroFill bool // zero-fill packs ahead of their records (packfill.go)
 
 	mu      sync.Mutex
 	index   map[string]*packed
@@ -98,6 +99,7 @@ func openPacks(dir string) (*packSet, error) {
 	if ps.writable, err = probePunch(ps.dir); err != nil {
 		return nil, err
 	}
+	ps.zeroFill = ps.writable && fillHelps(ps.dir)
 	if err := ps.loadUnsettled(); err != nil {
 		return nil, err
 	}
