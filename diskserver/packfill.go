@@ -77,12 +77,13 @@ func (p *pack) reachesFill(n int64) bool {
 
 // cutFilled cuts the zeros past the records of every pack off, once no
 // record can be written any more (a clean stop): the file's size is then
-// its records' end again, which the index records.
+// its records' end again, which the index records. A pack whose fill
+// failed may hold zeros (or holes) past its records too, and is cut as well.
 func (ps *packSet) cutFilled() error {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	for _, p := range ps.all {
-		if p.filled <= p.end {
+		if p.filled <= p.end && !p.noFill {
 			continue
 		}
 		if err := p.f.Truncate(p.end); err != nil {

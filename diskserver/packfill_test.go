@@ -133,4 +133,22 @@ func TestPackFillFails(t *testing.T) {
 	stage(t, s, "cafe2", storetest.Data(2, 1000))
 	publish(t, s, "cafe1", "cafe2")
 	wantContent(t, s, "cafe2", storetest.Data(2, 1000))
+
+	// A clean stop cuts this pack back to its records too (the zeros of
+	// its earlier fill are still there), so the next start reads the index.
+	if err := s.Settled(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FlushStaged(); err != nil {
+		t.Fatal(err)
+	}
+	if size := packSize(t, p); size != p.end {
+		t.Errorf("pack of %d bytes after a clean stop, records up to %d", size, p.end)
+	}
+	s2 := newPackStore(t, dir)
+	if got := s2.disks[0].packs.scanned; got != 0 {
+		t.Errorf("%d packs scanned after a clean stop, want 0 (the index)", got)
+	}
+	wantContent(t, s2, "cafe1", storetest.Data(1, 1000))
+	wantContent(t, s2, "cafe2", storetest.Data(2, 1000))
 }
