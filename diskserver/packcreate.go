@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/md5"
 	"hash/adler32"
+	"hash/crc32"
 	"io"
 	"time"
 
@@ -68,10 +69,14 @@ func (d *disk) createPacked(ctx context.Context, id string, r *roomReader, mode 
 		return shoal.ObjectInfo{}, shoal.Sums{}, nil, shoal.E(op, id, shoal.KindTimeout, err)
 	}
 	data := rec[recHeaderSize : recHeaderSize+n]
-	sum := md5.Sum(data)
+	sums := shoal.Sums{Adler32: adler32.Checksum(data)}
+	if !r.s.noMD5 {
+		sum := md5.Sum(data)
+		sums.MD5 = sum[:]
+	}
 	now := time.Now()
 	h := recordHeader{id: id, size: int64(n), mtimeNs: now.UnixNano(), state: recStaged,
-		sums: shoal.Sums{Adler32: adler32.Checksum(data), MD5: sum[:]}}
+		adler32: sums.Adler32, crc: crc32.Checksum(data, castagnoli)}
 	durable, err := d.packs.put(id, rec[:recHeaderSize+n], h)
 	if err == nil && mode != createDeferred {
 		if err = durable(); err != nil {
@@ -91,5 +96,5 @@ func (d *disk) createPacked(ctx context.Context, id string, r *roomReader, mode 
 			return nil
 		}
 	}
-	return shoal.ObjectInfo{ID: id, Size: int64(n), ModTime: now}, h.sums, durable, nil
+	return shoal.ObjectInfo{ID: id, Size: int64(n), ModTime: now}, sums, durable, nil
 }

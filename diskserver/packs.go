@@ -1,8 +1,6 @@
 package diskserver
 
 import (
-	"bytes"
-	"crypto/md5"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -269,15 +267,14 @@ func (ps *packSet) scan(p *pack, size int64) error {
 }
 
 // bytesMatch reports whether a staged record's bytes are those its
-// header's MD5 names. Only staged records are read: a published one was
+// header's check names. Only staged records are read: a published one was
 // durable before it was published.
 func (ps *packSet) bytesMatch(p *pack, off int64, h recordHeader) bool {
 	data := make([]byte, h.size)
 	if _, err := p.f.ReadAt(data, off+recHeaderSize); err != nil {
 		return false
 	}
-	sum := md5.Sum(data)
-	return bytes.Equal(sum[:], h.sums.MD5)
+	return h.bytesMatch(data)
 }
 
 // newPack makes the next pack durably: its header, its name; under mu.

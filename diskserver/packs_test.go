@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -304,6 +306,62 @@ func TestPackScanSkipsWhatIsNotARecord(t *testing.T) {
 	wantContent(t, newPackStore(t, dir), "d4", []byte("after"))
 }
 
+// TestPackScanChecksStagedBytes: after a crash, a staged record whose
+// bytes are not those its header's check names (a write torn into room
+// zero-filled ahead) is dropped, one whose bytes are whole is kept; in
+// records of either format (CRC32C, or the MD5 of packs written before).
+func TestPackScanChecksStagedBytes(t *testing.T) {
+	dir := t.TempDir()
+	s := newPackStore(t, dir)
+	ps := s.disks[0].packs
+	data := func(i int) []byte { return storetest.Data(uint64(i), 5000+i) }
+	ids := []string{"c0", "c1", "c2", "c3", "c4"}
+	for i, id := range ids {
+		stage(t, s, id, data(i))
+	}
+	publish(t, s, "c4")
+	record := func(id string) (*pack, int64) {
+		ps.mu.Lock()
+		defer ps.mu.Unlock()
+		r := ps.index[id]
+		return r.p, r.off
+	}
+	torn := func(id string) {
+		p, off := record(id)
+		if _, err := p.f.WriteAt(make([]byte, 1000), off+recHeaderSize+4000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inMD5Format := func(id string, i int) {
+		p, off := record(id)
+		b := make([]byte, recHeaderSize)
+		if _, err := p.f.ReadAt(b, off); err != nil {
+			t.Fatal(err)
+		}
+		h, ok := parseRecordHeader(b, p.nonce)
+		sum := md5.Sum(data(i))
+		h.md5 = sum[:]
+		encodeRecordHeader(b, p.nonce, h)
+		if _, err := p.f.WriteAt(b, off); !ok || err != nil {
+			t.Fatalf("rewriting %s's header: %v %v", id, ok, err)
+		}
+	}
+	torn("c1")
+	inMD5Format("c2", 2)
+	inMD5Format("c3", 3)
+	torn("c3")
+
+	s2 := newPackStore(t, dir) // a crash: the scan, not the index
+	staged, err := s2.Staged(t.Context())
+	if err != nil || !slices.Equal(staged, []string{"c0", "c2"}) {
+		t.Errorf("staged after a crash: %v, %v; want [c0 c2] (c1, c3 torn)", staged, err)
+	}
+	publish(t, s2, "c0", "c2")
+	for _, i := range []int{0, 2, 4} {
+		wantContent(t, s2, ids[i], data(i))
+	}
+}
+
 // TestPackRoll: past packRoll a disk starts a new pack; objects in every
 // pack stay readable, and concurrent creates share fdatasyncs without
 // losing any; after a clean stop the index gives every pack its records.
@@ -366,12 +424,24 @@ func TestRecordHeaderRoundTrip(t *testing.T) {
 	var nonce [nonceSize]byte
 	copy(nonce[:], "0123456789abcdef")
 	h := recordHeader{id: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", size: 12345, mtimeNs: 1 << 60,
-		sums: shoal.Sums{Adler32: 77, MD5: bytes.Repeat([]byte{9}, 16)}, state: recStaged}
+		adler32: 77, md5: bytes.Repeat([]byte{9}, 16), state: recStaged}
 	b := make([]byte, recHeaderSize)
-	encodeRecordHeader(b, nonce, h)
+	encodeRecordHeader(b, nonce, h) // the format before CRC32C, still read
 	got, ok := parseRecordHeader(b, nonce)
-	if !ok || got.id != h.id || got.size != h.size || got.mtimeNs != h.mtimeNs || got.sums.Adler32 != 77 || !bytes.Equal(got.sums.MD5, h.sums.MD5) || got.state != recStaged {
+	if !ok || string(b[:8]) != recMagicMD5 || got.id != h.id || got.size != h.size || got.mtimeNs != h.mtimeNs || got.adler32 != 77 || !bytes.Equal(got.md5, h.md5) || got.state != recStaged {
+		t.Fatalf("round trip, MD5 format: %+v %v", got, ok)
+	}
+	h.md5, h.crc = nil, 0xdeadbeef
+	encodeRecordHeader(b, nonce, h)
+	got, ok = parseRecordHeader(b, nonce)
+	if !ok || string(b[:8]) != recMagic || got.id != h.id || got.adler32 != 77 || got.md5 != nil || got.crc != h.crc || got.state != recStaged {
 		t.Fatalf("round trip: %+v %v", got, ok)
+	}
+	odd := slices.Clone(b) // not zeros after the CRC32C: no header of either format
+	odd[50] = 1
+	binary.LittleEndian.PutUint32(odd[128:], crc32.Checksum(odd[:128], castagnoli))
+	if got, ok := parseRecordHeader(odd, nonce); ok {
+		t.Errorf("accepted bytes after the CRC32C: %+v", got)
 	}
 	b[recStateOff] = recRemoved // the state is not under the CRC
 	if got, ok := parseRecordHeader(b, nonce); !ok || got.state != recRemoved {
@@ -392,7 +462,9 @@ func FuzzParseRecordHeader(f *testing.F) {
 	var nonce [nonceSize]byte
 	copy(nonce[:], "fuzz-nonce-16byt")
 	b := make([]byte, recHeaderSize)
-	encodeRecordHeader(b, nonce, recordHeader{id: "abc", size: 3, state: recPublished})
+	encodeRecordHeader(b, nonce, recordHeader{id: "abc", size: 3, crc: 7, state: recPublished})
+	f.Add(slices.Clone(b))
+	encodeRecordHeader(b, nonce, recordHeader{id: "abd", size: 3, md5: make([]byte, 16), state: recStaged})
 	f.Add(b)
 	f.Add(make([]byte, recHeaderSize))
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -118,11 +118,11 @@ func TestObjectsStoredUnderIDs(t *testing.T) {
 	}
 }
 
-// With MD5 off (disk.md5: false), a file object has its adler32 alone; a
-// packed one keeps the MD5 its record is checked with.
+// With MD5 off (disk.md5: false), an object has its adler32 alone, packed
+// or not (a record is checked with its CRC32C); with it on, every one has
+// an MD5 too.
 func TestStoreWithoutMD5(t *testing.T) {
 	s := newPackStore(t, t.TempDir())
-	s.SetMD5(false)
 	big := bytes.Repeat([]byte("no md5 "), 20000)
 	small := []byte("a small object, packed")
 	for _, c := range []struct {
@@ -130,7 +130,9 @@ func TestStoreWithoutMD5(t *testing.T) {
 		data    []byte
 		staged  bool
 		wantMD5 bool
-	}{{"f1", big, false, false}, {"f2", big, true, false}, {"a1", small, true, true}} {
+	}{{"f1", big, false, false}, {"f2", big, true, false}, {"a1", small, true, false},
+		{"f3", big, false, true}, {"f4", big, true, true}, {"a2", small, true, true}} {
+		s.SetMD5(c.wantMD5)
 		var sums shoal.Sums
 		var err error
 		if c.staged {
@@ -140,6 +142,9 @@ func TestStoreWithoutMD5(t *testing.T) {
 		}
 		if err != nil {
 			t.Fatalf("%s: %v", c.id, err)
+		}
+		if packed := s.disks[0].packs.has(c.id); packed != (c.staged && len(c.data) == len(small)) {
+			t.Fatalf("%s: in a pack: %v", c.id, packed)
 		}
 		if sums.Adler32 != adler32.Checksum(c.data) {
 			t.Errorf("%s: adler32 %08x, want %08x", c.id, sums.Adler32, adler32.Checksum(c.data))

@@ -125,7 +125,7 @@ type DiskConfig struct {
 	MaxBody   Size          `mapstructure:"max_body" doc:"largest object a PUT may store on this data server (413 beyond)"`
 	Reserve   Size          `mapstructure:"reserve" doc:"free space each data directory keeps for its filesystem: writes that would eat into it get 507, and a disk down to it is full (healthz 503); 0: none"`
 	PackMax   Size          `mapstructure:"pack_max" doc:"objects up to this size that md in shoal all writes into its own data server are kept many to a pack file, one record each, instead of a file each (a create then costs a write and a share of one fdatasync); 0: never (at most 255KiB)"`
-	MD5       bool          `mapstructure:"md5" doc:"objects written as files (those above pack_max) get an MD5 besides their adler32, for Want-Digest: md5; off, they have the adler32 alone (the WLCG default), and creates of 1MiB ran 1.3 times as fast: MD5 costs more CPU than writing the bytes. Objects kept inline or in packs always have one"`
+	MD5       bool          `mapstructure:"md5" doc:"objects written to a data server (in packs or as files) get an MD5 besides their adler32, for Want-Digest: md5; off, they have the adler32 alone (the WLCG default), and creates of 1MiB ran 1.3 times as fast: MD5 costs more CPU than writing the bytes. Files kept inline in the catalog always have one"`
 	Garbage   time.Duration `mapstructure:"garbage_interval" doc:"how often the data server removes the objects md queued as garbage (deleted or overwritten files, expired uploads)"`
 }
 
