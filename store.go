@@ -135,6 +135,10 @@ type DeferredStager interface {
 	// Unsettled: ok if a run that made deferred creates ended without a
 	// clean stop; since is when it began.
 	Unsettled() (since time.Time, ok bool)
+	// MaxDeferred is the size of the largest object CreateStagedDeferred
+	// can have returned before it was durable, in any run: a larger one
+	// was durable on return, so a crash cannot have lost it.
+	MaxDeferred() int64
 	// Settled records that whoever owns the catalog has settled them.
 	Settled() error
 }

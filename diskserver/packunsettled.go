@@ -120,6 +120,11 @@ func (s *Store) Unsettled() (since time.Time, ok bool) {
 	return since, ok
 }
 
+// MaxDeferred implements shoal.DeferredStager: only packed creates are
+// deferred, and no run packs more than MaxPackMax bytes, whatever its
+// disk.pack_max.
+func (s *Store) MaxDeferred() int64 { return MaxPackMax }
+
 // Settled implements shoal.DeferredStager.
 func (s *Store) Settled() error {
 	for _, d := range s.disks {

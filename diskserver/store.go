@@ -242,10 +242,10 @@ func (d *disk) create(ctx context.Context, id string, r *roomReader, mode create
 	return info, sums, nil, err
 }
 
-// SetMD5 says whether a file object's create computes its MD5 besides its
+// SetMD5 says whether an object's create computes its MD5 besides its
 // adler32 (the default: on). MD5 costs more CPU than the write itself: 1
 // MiB creates at 16 connections were 1.30 times as fast without it. A
-// packed object always has one: its record's check at start needs it.
+// packed record's bytes are checked at start with a CRC32C of their own.
 func (s *Store) SetMD5(on bool) { s.noMD5 = !on }
 
 // createFile writes r to a temp file on d, hashing it in the same pass,

@@ -183,16 +183,20 @@ func TestSettleLost(t *testing.T) {
 	if r := e.put("/acked", data); r.status != 201 {
 		t.Fatalf("local PUT: %v", r)
 	}
-	entry := func(path, object string, mtime time.Time) {
+	entry := func(path, object string, size int64, mtime time.Time) {
 		t.Helper()
-		c := &shoal.Commit{Size: 10, MTime: mtime, Sums: shoal.Sums{Adler32: 1},
-			Replicas: []shoal.Replica{{Server: e.ds.ID(), Object: object, Size: 10, Sum: 1}}}
+		c := &shoal.Commit{Size: size, MTime: mtime, Sums: shoal.Sums{Adler32: 1},
+			Replicas: []shoal.Replica{{Server: e.ds.ID(), Object: object, Size: size, Sum: 1}}}
 		if _, err := e.db.PutFile(ctx, path, shoal.DefaultLayout, c, shoal.Condition{}, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	entry("/lost", "1057", time.Now())
-	entry("/old", "01d", time.Now().Add(-time.Hour))
+	entry("/lost", "1057", 10, time.Now())
+	entry("/old", "01d", 10, time.Now().Add(-time.Hour))
+	// Too large to have been created deferred: durable before its entry
+	// was committed, so its missing object is a loss for fsck, not a
+	// create the crash cut short.
+	entry("/big", "b19", diskserver.MaxPackMax+1, time.Now())
 
 	// The store as the next start opens it: the run above never stopped.
 	st, err := diskserver.NewStore([]string{e.disk}, -1)
@@ -208,7 +212,7 @@ func TestSettleLost(t *testing.T) {
 	if _, err := e.db.Stat(ctx, "/lost"); !shoal.IsKind(err, shoal.KindNotFound) {
 		t.Errorf("the never-durable create's entry: %v, want it removed", err)
 	}
-	for _, p := range []string{"/acked", "/old"} {
+	for _, p := range []string{"/acked", "/old", "/big"} {
 		if _, err := e.db.Stat(ctx, p); err != nil {
 			t.Errorf("%s: %v, want it kept", p, err)
 		}
