@@ -43,6 +43,27 @@ func packSize(t *testing.T, p *pack) int64 {
 	return fi.Size()
 }
 
+// cleanStopCut stops s cleanly and checks that p was cut back to its
+// records' end, and that the next start (which it returns) reads the
+// index rather than scanning the packs.
+func cleanStopCut(t *testing.T, s *Store, p *pack, dir string) *Store {
+	t.Helper()
+	if err := s.Settled(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FlushStaged(); err != nil {
+		t.Fatal(err)
+	}
+	if size := packSize(t, p); size != p.end {
+		t.Errorf("pack of %d bytes after a clean stop, records up to %d", size, p.end)
+	}
+	next := newPackStore(t, dir)
+	if got := next.disks[0].packs.scanned; got != 0 {
+		t.Errorf("%d packs scanned after a clean stop, want 0 (the index)", got)
+	}
+	return next
+}
+
 // TestPackFill: packs are zero-filled ahead of their records, and no
 // record is lost to the zeros, however creates and fills interleave; a
 // start after a crash gives the zeros' blocks back, and a clean stop cuts
@@ -81,19 +102,7 @@ func TestPackFill(t *testing.T) {
 	}
 
 	// A clean stop: the zeros are cut off, and the index is used.
-	if err := s2.Settled(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s2.FlushStaged(); err != nil {
-		t.Fatal(err)
-	}
-	if size := packSize(t, p2); size != p2.end {
-		t.Errorf("pack of %d bytes after a clean stop, records up to %d", size, p2.end)
-	}
-	s3 := newPackStore(t, dir)
-	if got := s3.disks[0].packs.scanned; got != 0 {
-		t.Errorf("%d packs scanned after a clean stop, want 0 (the index)", got)
-	}
+	s3 := cleanStopCut(t, s2, p2, dir)
 	for i := range n {
 		wantContent(t, s3, fmt.Sprintf("f%02x", i), data(i))
 	}
@@ -136,19 +145,7 @@ func TestPackFillFails(t *testing.T) {
 
 	// A clean stop cuts this pack back to its records too (the zeros of
 	// its earlier fill are still there), so the next start reads the index.
-	if err := s.Settled(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.FlushStaged(); err != nil {
-		t.Fatal(err)
-	}
-	if size := packSize(t, p); size != p.end {
-		t.Errorf("pack of %d bytes after a clean stop, records up to %d", size, p.end)
-	}
-	s2 := newPackStore(t, dir)
-	if got := s2.disks[0].packs.scanned; got != 0 {
-		t.Errorf("%d packs scanned after a clean stop, want 0 (the index)", got)
-	}
+	s2 := cleanStopCut(t, s, p, dir)
 	wantContent(t, s2, "cafe1", storetest.Data(1, 1000))
 	wantContent(t, s2, "cafe2", storetest.Data(2, 1000))
 }
