@@ -23,8 +23,9 @@ import (
 //
 // A record header holds a check of the object's bytes, which the start-up
 // scan after a crash compares to tell a staged record whose bytes are
-// whole from one whose write was torn: a CRC32C (recMagic; in hardware on
-// amd64 and arm64, 1–2 µs for 16 KiB) in records written since
+// whole from one whose write was torn: a CRC32C (recMagic; with the CPU's
+// CRC32 instructions on amd64 and arm64: 0.8 µs for 16 KiB on the 2-core
+// VM, where an MD5 took 24 µs) in records written since
 // 2026-12-03, an MD5 (recMagicMD5) in records written before, which are
 // still read. The MD5 was a tenth of the CPU of a 16 KiB create; a
 // packed object now has one only as every other object does, with
