@@ -116,10 +116,17 @@ func TestWrites(t *testing.T) {
 	if res.OK != 11 {
 		t.Fatalf("files: %+v", res)
 	}
-	for i := 0; i < 11; i++ {
-		p := fmt.Sprintf("%s/w%d-%d", dir, i%2, i/2)
-		if _, ok := s.file(p); !ok {
-			t.Errorf("created file %s missing", p)
+	// A second phase (after a warm-up, or another round) creates new
+	// files too, rather than overwriting the first phase's.
+	if res = files.Phase(ctx, Limits{Count: 11}); res.OK != 11 {
+		t.Fatalf("files, second phase: %+v", res)
+	}
+	for w, n := range []int{12, 10} { // each phase: worker 0 did 6, worker 1 did 5
+		for i := 0; i < n; i++ {
+			p := fmt.Sprintf("%s/w%d-%d", dir, w, i)
+			if _, ok := s.file(p); !ok {
+				t.Errorf("created file %s missing", p)
+			}
 		}
 	}
 

@@ -27,6 +27,8 @@ type worker struct {
 	loc  []byte       // Location of the last response
 	hop  []byte       // request URI of a redirect hop
 	body repeatReader // bodies larger than payloadChunk
+
+	created uint64 // files this worker named for OpCreate, over all phases
 }
 
 func newWorker(r *Runner, id int) *worker {
@@ -129,6 +131,11 @@ func (w *worker) do(g uint64) {
 		n := g / uint64(len(r.workers)) // this worker's sequence number
 		if spec.Op == OpPut {
 			n %= objectsPerConn
+		} else {
+			// Every phase (warm-up, round) starts g over: a create's
+			// name must not, or the phases after the first overwrite.
+			n = w.created
+			w.created++
 		}
 		w.uri = append(w.uri[:0], r.dirURI...)
 		w.uri = append(w.uri, "/w"...)
