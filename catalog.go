@@ -62,8 +62,13 @@ type Writer interface {
 
 	// BeginUpload records a reservation (see Upload) and charges
 	// u.Reserve to every quota governing u.Path in the same transaction:
-	// KindQuota if one has no room (nothing is recorded then). With
-	// u.Flexible it may lower u.Reserve to what the quotas have left.
+	// KindQuota if one has no room (nothing is recorded then), counting
+	// one more entry where no file is at u.Path yet. With u.Flexible it
+	// may lower u.Reserve to what the quotas have left. It refuses, as
+	// the commit would, a path whose parent is missing (KindConflict) or
+	// a file (KindNotDir), a directory (KindIsDir) and a u.Cond that does
+	// not hold (KindPrecondition), so a caller need not read the
+	// namespace first; the commit checks all of it again.
 	BeginUpload(ctx context.Context, u *Upload) error
 
 	// FinishUpload turns a durable upload into a visible file, replacing any

@@ -140,10 +140,6 @@ type Upload struct {
 	// quotas have left, and sets it to what it charged.
 	Reserve  int64
 	Flexible bool
-	// NewEntry says that no file exists at Path: BeginUpload then also
-	// refuses (KindQuota) when a governing quota's entry limit is reached
-	// (the commit checks again).
-	NewEntry bool
 }
 
 // Condition is what a write requires of the file it replaces (RFC 9110

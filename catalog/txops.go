@@ -146,6 +146,22 @@ func checkParent(op, path string, parent *node) error {
 	return nil
 }
 
+// checkTarget says why a file cannot be written at path over self (nil
+// where nothing is) under cond.
+func checkTarget(op, path string, self *node, cond shoal.Condition) error {
+	switch {
+	case self != nil && self.isDir:
+		return shoal.E(op, path, shoal.KindIsDir)
+	case cond.Holds(self.etag()):
+		return nil
+	case self == nil:
+		return shoal.Errorf(op, shoal.KindPrecondition, "%s does not exist (If-Match)", path)
+	case cond.CreateOnly:
+		return shoal.Errorf(op, shoal.KindPrecondition, "%s exists", path)
+	}
+	return shoal.Errorf(op, shoal.KindPrecondition, "%s has changed (If-Match)", path)
+}
+
 // entry re-reads an entry inside the transaction, replicas included.
 func (t *tx) entry(ctx context.Context, path string) (*shoal.Entry, error) {
 	rows, err := t.query(ctx, statSQL, pathHash(path))

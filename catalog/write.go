@@ -50,17 +50,10 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 	mtime := f.mtime.UnixNano()
 	var id int64
 	var made *shoal.Entry // a new file, as a re-read would find it
+	if err := checkTarget(op, path, self, f.cond); err != nil {
+		return nil, err
+	}
 	switch {
-	case self != nil && self.isDir:
-		return nil, shoal.E(op, path, shoal.KindIsDir)
-	case !f.cond.Holds(self.etag()):
-		if self == nil {
-			return nil, shoal.Errorf(op, shoal.KindPrecondition, "%s does not exist (If-Match)", path)
-		}
-		if f.cond.CreateOnly {
-			return nil, shoal.Errorf(op, shoal.KindPrecondition, "%s exists", path)
-		}
-		return nil, shoal.Errorf(op, shoal.KindPrecondition, "%s has changed (If-Match)", path)
 	case self != nil:
 		id = self.id
 		refs, err := t.replicaRefs(ctx, "id = ?", id)
@@ -179,7 +172,9 @@ func (db *DB) PutFile(ctx context.Context, path string, l shoal.Layout, c *shoal
 }
 
 // BeginUpload records a reservation; KindExist if its ID is taken,
-// KindQuota if a quota governing its path cannot hold u.Reserve.
+// KindQuota if a quota governing its path cannot hold u.Reserve, and
+// what the commit would refuse the path for: KindConflict or KindNotDir
+// for its parent, KindIsDir, KindPrecondition for u.Cond.
 func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {
 	const op = "catalog.BeginUpload"
 	if u.ID == "" || u.Object == "" || len(u.Servers) == 0 {
@@ -188,6 +183,9 @@ func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {
 	if u.Reserve < 0 {
 		return shoal.Errorf(op, shoal.KindInvalid, "upload reserves %d bytes", u.Reserve)
 	}
+	if u.Path == "/" {
+		return shoal.E(op, u.Path, shoal.KindIsDir)
+	}
 	layout := u.Layout
 	if layout.IsZero() {
 		layout = shoal.DefaultLayout
@@ -195,6 +193,20 @@ func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {
 	want := u.Reserve
 	return db.inTx(ctx, op, u.Path, func(t *tx) error {
 		u.Reserve = want // a retried transaction starts over
+		// The namespace is checked here, as the commit will check it
+		// again under locks, so that md need not read it first: a PUT
+		// doomed by its parent, a directory at its path or its
+		// conditions is refused before any byte of it moves.
+		a, err := t.ancestry(ctx, u.Path)
+		if err != nil {
+			return err
+		}
+		if err := checkParent(op, u.Path, a.parent); err != nil {
+			return err
+		}
+		if err := checkTarget(op, u.Path, a.self, u.Cond); err != nil {
+			return err
+		}
 		if u.MaxPending > 0 {
 			var n int
 			if err := t.queryRow(ctx, `SELECT COUNT(*) FROM uploads WHERE client = ? AND expires_ns > ?`,
@@ -205,12 +217,8 @@ func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {
 				return shoal.Errorf(op, shoal.KindTooMany, "%d uploads of yours are pending, the most allowed: retry when one has finished", n)
 			}
 		}
-		quotas, err := t.governing(ctx, u.Path)
-		if err != nil {
-			return err
-		}
 		var ids []int64
-		for _, q := range quotas {
+		for _, q := range a.quotas {
 			ids = append(ids, q.id)
 			if room := q.Room(); u.Flexible && room >= 0 && room < u.Reserve {
 				u.Reserve = room
@@ -220,7 +228,7 @@ func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {
 			if u.Flexible && u.Reserve == 0 && want > 0 {
 				return t.quotaRefusal(ctx, op, u.Path, ids, 1, 0, 0)
 			}
-			if err := t.reserve(ctx, op, u.Path, ids, u.Reserve, u.NewEntry); err != nil {
+			if err := t.reserve(ctx, op, u.Path, ids, u.Reserve, a.self == nil); err != nil {
 				return err
 			}
 		}
@@ -445,29 +453,56 @@ type quotaNode struct {
 	shoal.Quota
 }
 
-// governing reads the quotas on the ancestors of path (path excluded),
-// without locking them: the conditional UPDATE that charges them decides.
-func (t *tx) governing(ctx context.Context, path string) ([]quotaNode, error) {
+// ancestry is what BeginUpload decides a reservation on: path itself
+// and its parent (nil where missing), and the quotas on path's ancestors.
+type ancestry struct {
+	self, parent *node
+	quotas       []quotaNode
+}
+
+// ancestry reads path and its ancestors with their quotas in one query,
+// without locking them: the conditional UPDATE that charges the quotas
+// decides, and the commit checks the namespace again under locks.
+func (t *tx) ancestry(ctx context.Context, path string) (ancestry, error) {
 	chain := append([]string{"/"}, ancestors(path)...)
+	if path != "/" {
+		chain = append(chain, path)
+	}
 	args := make([]any, len(chain))
 	for i, c := range chain {
 		args[i] = pathHash(c)
 	}
-	rows, err := t.query(ctx, `SELECT q.dir_id, `+quotaCols+` FROM quotas q JOIN entries e ON e.id = q.dir_id
-		WHERE e.path_hash IN (`+placeholders(len(args))+`)`, args...)
+	rows, err := t.query(ctx, `SELECT e.id, e.path, e.is_dir, e.version, e.size, e.quota, e.tree_op, q.dir_id IS NOT NULL,
+		COALESCE(q.bytes_limit, 0), COALESCE(q.files_limit, 0), COALESCE(q.used_bytes, 0), COALESCE(q.used_files, 0), COALESCE(q.reserved, 0)
+		FROM entries e LEFT JOIN quotas q ON q.dir_id = e.id WHERE e.path_hash IN (`+placeholders(len(args))+`)`, args...)
 	if err != nil {
-		return nil, err
+		return ancestry{}, err
 	}
 	defer rows.Close()
-	var out []quotaNode
+	var a ancestry
+	pp := shoal.ParentPath(path)
 	for rows.Next() {
-		var q quotaNode
-		if err := rows.Scan(&q.id, &q.Dir, &q.Bytes, &q.Files, &q.UsedBytes, &q.UsedFiles, &q.Reserved); err != nil {
-			return nil, err
+		var (
+			n      node
+			q      quotaNode
+			hasQuo bool
+		)
+		if err := rows.Scan(&n.id, &n.path, &n.isDir, &n.version, &n.size, &n.quota, &n.treeOp, &hasQuo,
+			&q.Bytes, &q.Files, &q.UsedBytes, &q.UsedFiles, &q.Reserved); err != nil {
+			return ancestry{}, err
 		}
-		if q.Dir != path && shoal.IsWithin(path, q.Dir) {
-			out = append(out, q)
+		switch {
+		case n.path == path:
+			a.self = &n
+		case shoal.IsWithin(path, n.path): // an ancestor, not a hash collision
+			if n.path == pp {
+				a.parent = &n
+			}
+			if hasQuo {
+				q.id, q.Dir = n.id, n.path
+				a.quotas = append(a.quotas, q)
+			}
 		}
 	}
-	return out, rows.Err()
+	return a, rows.Err()
 }

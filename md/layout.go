@@ -86,7 +86,6 @@ func (s *Server) newUpload(p *putPlan, pool shoal.Pool, placed []string, expires
 		Expires:    expires,
 		Client:     p.client,
 		MaxPending: max(s.opts.MaxPendingUploads, 0),
-		NewEntry:   !p.exists,
 	}
 	// The reservation, charged to the quotas before any byte moves, is
 	// also the most the data server lets the upload write.

@@ -73,23 +73,9 @@ func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 	if path == "/" {
 		return nil, shoal.Errorf(op, shoal.KindIsDir, "cannot PUT the root")
 	}
-	if ctx.IsPut() && s.inline(p.length) && conds.DecidedInTx() {
+	if ctx.IsPut() && conds.DecidedInTx() && s.refusedInTx(ctx, p) {
 		// (A third-party pull plans as a PUT but creates nothing here: it
 		// needs the checks before its source is touched.)
-		// An inline file's transaction checks the parent (409), a
-		// directory at path (409), If-None-Match: * and If-Match (412)
-		// itself: reading them first would cost two catalog reads a
-		// create (the parent is read again after every create in it,
-		// whose mtime changed).
-		return p, nil
-	}
-	if ctx.IsPut() && p.length >= 0 && p.length <= stagedUnreadMax && !ctx.Request.MayContinue() && conds.DecidedInTx() &&
-		s.placeLocal(s.base, p).staged {
-		// As for an inline file: the staged object's commit (PutFile)
-		// decides all of the above in its transaction, so the two reads
-		// would only refuse a doomed body sooner. Where the body may be
-		// large, or the client waits for 100 Continue to hear a refusal
-		// before sending it, they are made.
 		return p, nil
 	}
 	parent, err := s.cat.Stat(s.base, shoal.ParentPath(path))
@@ -118,6 +104,30 @@ func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// refusedInTx reports whether a PUT whose conditions the catalog decides
+// (dav.Conditions.DecidedInTx) is refused, when it must be, by a catalog
+// transaction made before its body matters: then planPut need not read
+// the parent and the path first (two catalog reads a create, since the
+// parent is read again after every create in it, whose mtime changed).
+// The transaction checks the parent (409), a directory at the path (409),
+// If-None-Match: * and If-Match (412) itself: an inline file's, a staged
+// object's commit (for a body of at most stagedUnreadMax that is sent
+// without waiting for 100 Continue: the refusal then costs that much
+// disk at most), and the reservation (BeginUpload) of a body that goes
+// to a data server or gw, made before the 307 or before any byte of it
+// is read. An upload into md's own data server that is not staged
+// reserves only as its body arrives, so it is planned with the reads.
+func (s *Server) refusedInTx(ctx *fasthttp.RequestCtx, p *putPlan) bool {
+	if s.inline(p.length) {
+		return true
+	}
+	lp := s.placeLocal(s.base, p)
+	if !lp.local {
+		return true
+	}
+	return lp.staged && p.length >= 0 && p.length <= stagedUnreadMax && !ctx.Request.MayContinue()
 }
 
 // inline reports whether a body of this length is kept in the catalog.

@@ -260,7 +260,7 @@ func testQuotaUploads(t *testing.T, c shoal.Catalog) {
 	hour := time.Now().Add(time.Hour)
 	begin := func(id, path string, reserve int64, flexible bool, expires time.Time, cond shoal.Condition) (*shoal.Upload, error) {
 		u := &shoal.Upload{ID: id, Path: path, Servers: []string{"s1"}, Object: "0d" + id, Layout: shoal.DefaultLayout,
-			Expires: expires, Reserve: reserve, Flexible: flexible, NewEntry: true, Cond: cond}
+			Expires: expires, Reserve: reserve, Flexible: flexible, Cond: cond}
 		return u, c.BeginUpload(ctx(t), u)
 	}
 	finish := func(id string, size int64) (*shoal.Entry, error) {
@@ -278,13 +278,20 @@ func testQuotaUploads(t *testing.T, c shoal.Catalog) {
 
 	got(finish("01", 550)).must(t) // smaller than reserved
 	wantQuota(t, c, "committed", "/q", 400)
-	// A commit refused (If-None-Match: * and the file exists) gives its
-	// reservation back at once.
-	got(begin("03", "/q/a", 10, false, hour, shoal.Condition{CreateOnly: true})).must(t)
+	// A reservation refused (If-None-Match: * and the file exists)
+	// charges nothing.
+	_, err = begin("03", "/q/a", 10, false, hour, shoal.Condition{CreateOnly: true})
+	wantKind(t, "refused reservation", err, shoal.KindPrecondition)
+	wantQuota(t, c, "after a refused reservation", "/q", 400)
+	// A commit refused (If-None-Match: *, and the file was made since
+	// the reservation) gives its reservation back at once.
+	got(begin("03", "/q/late", 10, false, hour, shoal.Condition{CreateOnly: true})).must(t)
 	wantQuota(t, c, "one more", "/q", 410)
+	got(putSized(t, c, "/q/late", 0)).must(t)
 	_, err = finish("03", 10)
 	wantKind(t, "refused commit", err, shoal.KindPrecondition)
 	wantQuota(t, c, "after a refused commit", "/q", 400)
+	ok(t, c.Remove(ctx(t), "/q/late", grace))
 
 	// Expiry gives back what an upload held.
 	got(begin("04", "/q/c", 40, false, time.Now().Add(-time.Second), shoal.Condition{})).must(t)
@@ -336,6 +343,19 @@ func testQuotaUploads(t *testing.T, c shoal.Catalog) {
 	wantQuota(t, c, "set again", "/q", 70)
 	got(finish("10", 70)).must(t)
 	wantQuota(t, c, "set again, committed", "/q", 0)
+
+	// The entry limit: with every entry used, the reservation of a new
+	// file is refused and one replacing a file is not (BeginUpload sees
+	// which it is).
+	mkdir(t, c, "/n")
+	got(putSized(t, c, "/n/one", 1)).must(t)
+	got(c.SetQuota(ctx(t), "/n", 0, 1)).must(t)
+	_, err = begin("11", "/n/two", 5, false, hour, shoal.Condition{})
+	wantKind(t, "a new file's reservation over the entry limit", err, shoal.KindQuota)
+	wantQuota(t, c, "refused, over the entry limit", "/n", 0)
+	got(begin("12", "/n/one", 5, false, hour, shoal.Condition{})).must(t)
+	got(finish("12", 5)).must(t)
+	wantQuota(t, c, "replaced within the entry limit", "/n", 0)
 }
 
 // testConcurrentQuota: many reservations at once into a quota that holds
@@ -354,7 +374,7 @@ func testConcurrentQuota(t *testing.T, c shoal.Catalog) {
 			id := fmt.Sprintf("c%03x", i)
 			path := fmt.Sprintf("/cq/f%02d", i)
 			u := &shoal.Upload{ID: id, Path: path, Servers: []string{"s1"}, Object: "0e" + id, Layout: shoal.DefaultLayout,
-				Expires: time.Now().Add(time.Hour), Reserve: size, NewEntry: true}
+				Expires: time.Now().Add(time.Hour), Reserve: size}
 			if errs[i] = c.BeginUpload(ctx(t), u); errs[i] != nil {
 				return
 			}

@@ -140,23 +140,52 @@ func testUploadErrors(t *testing.T, c shoal.Catalog) {
 	begin("01", "/u/x", false, time.Now().Add(-time.Second))
 	wantKind(t, "FinishUpload expired", finish("01"), shoal.KindNotFound)
 	wantMissing(t, c, "/u/x")
-	begin("02", "/u/exists", true, hour)
-	wantKind(t, "FinishUpload createOnly on existing", finish("02"), shoal.KindPrecondition)
-	if s := stat(t, c, "/u/exists"); string(s.Inline) != "x" {
+	// What the commit refuses, the reservation refuses first, and
+	// records nothing then.
+	refused := func(what, id, path string, cond shoal.Condition, kind shoal.Kind) {
+		t.Helper()
+		err := c.BeginUpload(ctx(t), &shoal.Upload{ID: id, Path: path, Servers: []string{"s1"}, Object: "0b" + id,
+			Layout: shoal.DefaultLayout, Cond: cond, Expires: hour})
+		wantKind(t, "BeginUpload "+what, err, kind)
+		wantKind(t, "FinishUpload of a refused reservation ("+what+")", finish(id), shoal.KindNotFound)
+	}
+	cur := stat(t, c, "/u/exists").ETag()
+	putInline(t, c, "/u/file", "f")
+	refused("createOnly on existing", "r1", "/u/exists", shoal.Condition{CreateOnly: true}, shoal.KindPrecondition)
+	refused("If-Match stale", "r2", "/u/exists", shoal.Condition{IfMatch: []string{`"stale"`, `"other"`}}, shoal.KindPrecondition)
+	refused("If-Match on nothing", "r3", "/u/none", shoal.Condition{IfMatch: []string{"*"}}, shoal.KindPrecondition)
+	refused("onto a dir", "r4", "/u/dir", shoal.Condition{}, shoal.KindIsDir)
+	refused("into a missing parent", "r5", "/u/missing/f", shoal.Condition{}, shoal.KindConflict)
+	refused("under a file", "r6", "/u/file/f", shoal.Condition{}, shoal.KindNotDir)
+	refused("the root", "r7", "/", shoal.Condition{}, shoal.KindIsDir)
+	if s := stat(t, c, "/u/exists"); string(s.Inline) != "x" || s.ETag() != cur {
+		t.Errorf("refused reservations changed the file")
+	}
+
+	// The commit checks all of it again: the namespace may have changed
+	// since the reservation.
+	begin("02", "/u/later", true, hour)
+	putInline(t, c, "/u/later", "y")
+	wantKind(t, "FinishUpload createOnly, created meanwhile", finish("02"), shoal.KindPrecondition)
+	if s := stat(t, c, "/u/later"); string(s.Inline) != "y" {
 		t.Errorf("failed commit changed the file")
 	}
 	// If-Match is kept with the upload and checked at commit.
-	cur := stat(t, c, "/u/exists").ETag()
 	ok(t, c.BeginUpload(ctx(t), &shoal.Upload{ID: "a5", Path: "/u/exists", Servers: []string{"s1"}, Object: "0ba5",
-		Layout: shoal.DefaultLayout, Cond: shoal.Condition{IfMatch: []string{`"stale"`, `"other"`}}, Expires: hour}))
-	wantKind(t, "FinishUpload If-Match stale", finish("a5"), shoal.KindPrecondition)
+		Layout: shoal.DefaultLayout, Cond: shoal.Condition{IfMatch: []string{cur}}, Expires: hour}))
+	putInline(t, c, "/u/exists", "z")
+	wantKind(t, "FinishUpload If-Match, changed meanwhile", finish("a5"), shoal.KindPrecondition)
+	cur = stat(t, c, "/u/exists").ETag()
 	ok(t, c.BeginUpload(ctx(t), &shoal.Upload{ID: "a6", Path: "/u/exists", Servers: []string{"s1"}, Object: "0ba6",
 		Layout: shoal.DefaultLayout, Cond: shoal.Condition{IfMatch: []string{`"stale"`, cur}}, Expires: hour}))
 	ok(t, finish("a6"))
-	begin("03", "/u/dir", false, hour)
-	wantKind(t, "FinishUpload onto a dir", finish("03"), shoal.KindIsDir)
-	begin("04", "/u/missing/f", false, hour)
-	wantKind(t, "FinishUpload into a missing parent", finish("04"), shoal.KindConflict)
+	begin("03", "/u/dir2", false, hour)
+	mkdir(t, c, "/u/dir2")
+	wantKind(t, "FinishUpload onto a dir made meanwhile", finish("03"), shoal.KindIsDir)
+	mkdir(t, c, "/u/gone")
+	begin("04", "/u/gone/f", false, hour)
+	ok(t, c.Remove(ctx(t), "/u/gone", grace))
+	wantKind(t, "FinishUpload into a parent removed meanwhile", finish("04"), shoal.KindConflict)
 	begin("05", "/u/new", true, hour)
 	ok(t, finish("05"))
 	stat(t, c, "/u/new")
