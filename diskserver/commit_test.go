@@ -1,7 +1,9 @@
 package diskserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"hash/adler32"
 	"strings"
@@ -50,6 +52,42 @@ func TestPutWithUploadCommitsToMD(t *testing.T) {
 	u := strings.Replace(ts.signed("PUT", "aa03", "up3"), "up=up3", "up=up4", 1)
 	if st, _, _ := do(t, "PUT", u, data, nil); st != 403 {
 		t.Errorf("PUT with a tampered upload id = %d, want 403", st)
+	}
+}
+
+// TestPutCallerCommits: a PUT whose URL leaves the commit to its sender
+// (md streaming a client's body) stores the object and answers 201 with
+// the commit it would have sent, and md gets no commit; even md refusing
+// every commit changes nothing then.
+func TestPutCallerCommits(t *testing.T) {
+	keys := sign.Random()
+	md := startMD(t, keys)
+	md.setCommit(503, "no commit expected")
+	ts := startServer(t, Options{Keys: keys, MDURL: md.URL, ID: "disk-c"})
+	data := storetest.Data(6, 70_000)
+	u := keys.CallerCommitsURLAs(ts.URL, "ca01", "up-c", "", int64(len(data)), time.Now().Add(time.Minute))
+	st, _, body := do(t, "PUT", u, data, nil)
+	if st != 201 {
+		t.Fatalf("PUT whose caller commits = %d %q, want 201", st, body)
+	}
+	var c wire.CommitRequest
+	if err := json.Unmarshal(body, &c); err != nil {
+		t.Fatalf("answer %q: %v", body, err)
+	}
+	wantSum := adler32.Checksum(data)
+	if c.Upload != "up-c" || c.Size != int64(len(data)) || c.Adler32 != wire.FormatAdler32(wantSum) ||
+		len(c.Replicas) != 1 || c.Replicas[0] != (wire.Replica{Server: "disk-c", Object: "ca01", Size: int64(len(data)), Sum: wantSum}) {
+		t.Errorf("answered commit = %+v", c)
+	}
+	if commits, _, _, _, _ := md.snapshot(); len(commits) != 0 {
+		t.Errorf("md got %d commits, want none", len(commits))
+	}
+	if st, _, got := do(t, "GET", ts.signed("GET", "ca01", ""), nil, nil); st != 200 || !bytes.Equal(got, data) {
+		t.Errorf("GET of the stored object = %d, %d bytes; want 200 and the body", st, len(got))
+	}
+	// The mark is signed: the same URL without it is refused.
+	if st, _, _ := do(t, "PUT", strings.Replace(u, "cc=1&", "", 1), data, nil); st != 403 {
+		t.Errorf("PUT with the mark dropped = %d, want 403", st)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"shoal"
 	"shoal/internal/httperr"
 	"shoal/internal/objhttp"
+	"shoal/sign"
 	"shoal/wire"
 )
 
@@ -24,7 +25,7 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 		s.serveTPC(ctx, id)
 		return
 	}
-	upload, reserved, err := s.opts.Keys.VerifyObjectQuery(method, id, objhttp.QueryGetter(ctx), time.Now())
+	g, err := s.opts.Keys.VerifyObjectQuery(method, id, objhttp.QueryGetter(ctx), time.Now())
 	if err != nil {
 		httperr.Write(ctx, err)
 		return
@@ -33,7 +34,7 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 	case fasthttp.MethodGet, fasthttp.MethodHead:
 		s.serveGet(ctx, id)
 	case fasthttp.MethodPut:
-		s.servePut(ctx, id, upload, reserved)
+		s.servePut(ctx, id, g)
 	case fasthttp.MethodDelete:
 		if err := s.store.Remove(ctx, id); err != nil {
 			httperr.Write(ctx, err)
@@ -43,12 +44,16 @@ func (s *Server) serveObject(ctx *fasthttp.RequestCtx, id string) {
 	}
 }
 
-// servePut stores the body as object id (at most reserved bytes, the
-// bound of its URL; < 0: none) and, with an upload id, commits it to md
-// and relays md's answer; a failed commit removes the object.
-func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string, reserved int64) {
+// servePut stores the body as object id (at most g.Max bytes, the bound
+// of its URL) and, for an upload, commits it to md and relays md's
+// answer (a failed commit removes the object); or, where the sender of
+// the body commits (g.CallerCommits: md streaming a client's body),
+// answers 201 with the commit it would have sent (wire.CommitRequest)
+// once the object is durable.
+func (s *Server) servePut(ctx *fasthttp.RequestCtx, id string, g sign.Grant) {
 	const op = "diskserver.PUT"
-	if upload != "" && s.md == nil {
+	upload, reserved := g.Upload, g.Max
+	if upload != "" && s.md == nil && !g.CallerCommits {
 		httperr.Write(ctx, shoal.Errorf(op, shoal.KindUnavailable, "no md to commit to"))
 		return
 	}
@@ -85,6 +90,13 @@ func (s *Server) servePut(ctx *fasthttp.RequestCtx, id, upload string, reserved 
 		Replicas: []wire.Replica{{
 			Server: s.opts.ID, Object: id, Size: info.Size, Sum: sums.Adler32,
 		}},
+	}
+	if g.CallerCommits {
+		// md commits; if it cannot, the upload expires and its object
+		// goes to the garbage queue.
+		ctx.SetStatusCode(fasthttp.StatusCreated)
+		writeJSON(ctx, req)
+		return
 	}
 	objhttp.Commit(ctx, s.md, op, id, req, func() {
 		if err := s.store.Remove(ctx, id); err != nil {

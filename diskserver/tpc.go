@@ -37,18 +37,18 @@ func (s *Server) serveTPC(ctx *fasthttp.RequestCtx, id string) {
 	}
 	get := objhttp.QueryGetter(ctx)
 	sums := get(tpc.ParamSums)
-	var upload string
-	max := int64(sign.NoLimit)
+	g := sign.Grant{Max: sign.NoLimit}
 	size, err := strconv.ParseInt(get(tpc.ParamSize), 10, 64)
 	if err == nil {
-		upload, max, err = s.opts.Keys.VerifyObjectQuery(tpc.SignedMethod(req.Mode, req.Remote, size, sums), id, get, time.Now())
+		g, err = s.opts.Keys.VerifyObjectQuery(tpc.SignedMethod(req.Mode, req.Remote, size, sums), id, get, time.Now())
 	}
-	if err != nil {
+	if err != nil || g.CallerCommits { // md signs that for PUTs it sends itself only
+
 		httperr.Write(ctx, shoal.Errorf(op, shoal.KindPermission, "this URL is not signed for this copy"))
 		return
 	}
 	if req.Mode == tpc.ModePull {
-		s.tpcPull(ctx, req, id, upload, max)
+		s.tpcPull(ctx, req, id, g.Upload, g.Max)
 		return
 	}
 	s.tpcPush(ctx, req, id, size, sums)

@@ -31,6 +31,7 @@ func (s *Server) poolFor(ctx context.Context, path string) (shoal.Pool, error) {
 // layout needs one), records the upload and returns the signed PUT URL the
 // body goes to: a data server's for replica:1, a gw's otherwise.
 func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
+	p.commits = false
 	pool, err := s.poolFor(ctx, p.path)
 	if err != nil {
 		return "", err
@@ -69,7 +70,10 @@ func (s *Server) reserve(ctx context.Context, p *putPlan) (string, error) {
 		p.target = gwSrv.ID
 		return p.as.tag(wire.GatewayLimitURLAs(s.keys, gwSrv.URL, method, u.Object, u.ID, p.as.who, u.Layout, ids, u.Reserve, exp)), nil
 	}
-	p.target = servers[0].ID
+	p.target, p.upload = servers[0].ID, u.ID
+	if p.commits = p.proxied && p.method == ""; p.commits {
+		return p.as.tag(s.keys.CallerCommitsURLAs(servers[0].URL, u.Object, u.ID, p.as.who, u.Reserve, exp)), nil
+	}
 	return p.as.tag(s.keys.LimitURLAs(servers[0].URL, method, u.Object, u.ID, p.as.who, u.Reserve, exp)), nil
 }
 

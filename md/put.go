@@ -3,6 +3,7 @@ package md
 import (
 	"bytes"
 	"crypto/md5"
+	"encoding/json"
 	"crypto/rand"
 	"encoding/hex"
 	"hash/adler32"
@@ -36,6 +37,11 @@ type putPlan struct {
 	as     urlTag          // who the data server's URL is for
 	method string          // what the URL is signed for: PUT when empty, a pull's tpc.SignedMethod
 	local  *localPlan      // where the body goes on md's own data server; nil: not decided yet
+	// proxied: md sends the body on itself (putProxy). reserve then
+	// sets commits where the body goes to a data server, which leaves
+	// the commit to md (sign.ParamCallerCommits), and upload.
+	proxied, commits bool
+	upload           string
 }
 
 // planPut checks a PUT's headers against the namespace: the parent must be
@@ -266,6 +272,7 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
 	counted := &countingReader{r: body}
+	p.proxied = true
 	for attempt := 0; ; attempt++ {
 		u, err := s.reserve(s.base, p)
 		if err != nil {
@@ -306,6 +313,10 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 		httperr.Write(ctx, wire.ResponseError("PUT", p.path, status, func(k string) string { return string(resp.Header.Peek(k)) }, resp.Body()))
 		return
 	}
+	if p.commits {
+		s.commitProxied(ctx, p, resp.Body())
+		return
+	}
 	ctx.SetStatusCode(status)
 	if etag := resp.Header.PeekBytes(hdrETag); len(etag) > 0 {
 		ctx.Response.Header.SetBytesKV(hdrETag, etag)
@@ -316,6 +327,37 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 			setETag(ctx, e)
 		}
 	}
+}
+
+// commitProxied commits the upload of p, whose object the data server
+// has made durable and described in its answer (the wire.CommitRequest
+// it would have sent md): one HTTP exchange a create fewer than the data
+// server committing. If the commit fails, the upload's object goes to
+// the garbage queue (at once if refused, else when the upload expires).
+func (s *Server) commitProxied(ctx *fasthttp.RequestCtx, p *putPlan, answer []byte) {
+	var req wire.CommitRequest
+	if err := json.Unmarshal(answer, &req); err != nil || req.Upload != p.upload {
+		httperr.Write(ctx, shoal.Errorf("PUT", shoal.KindUnavailable, "the data server answered the upload of %s with no commit", p.path))
+		return
+	}
+	c, err := req.ToCommit()
+	if err != nil {
+		httperr.Write(ctx, shoal.E("PUT", p.path, shoal.KindUnavailable, err))
+		return
+	}
+	// The object is where the upload reserved it: md does not take the
+	// replicas' names from an answer.
+	c.Replicas = nil
+	now := time.Now()
+	if c.MTime.IsZero() {
+		c.MTime = now
+	}
+	e, err := s.cat.FinishUpload(s.base, c, now.Add(s.opts.URLTTL))
+	if err != nil {
+		httperr.Write(ctx, asPlanned(err))
+		return
+	}
+	answerWritten(ctx, e)
 }
 
 // countingReader counts the bytes read through it: a PUT may be sent

@@ -37,12 +37,39 @@ func (k *Keys) PutURLAs(base, object, upload, principal string, max int64, exp t
 	return k.LimitURLAs(base, "PUT", object, upload, principal, max, exp)
 }
 
+// ParamCallerCommits marks a PUT URL whose upload is committed by the
+// sender of its body (md, streaming a client's body to the data server)
+// rather than by the data server: the data server stores the object
+// durably and answers with what its commit would have said. The
+// signature covers it, so it can be neither added nor dropped.
+const ParamCallerCommits = "cc"
+
+// callerCommitsExtra is what ParamCallerCommits adds to a signature.
+const callerCommitsExtra = "|cc"
+
 // LimitURLAs is PutURLAs signed for method (a third-party pull, which
 // writes like a PUT: tpc.SignedMethod).
 func (k *Keys) LimitURLAs(base, method, object, upload, principal string, max int64, exp time.Time) string {
+	return k.limitURL(base, method, object, upload, principal, max, exp, false)
+}
+
+// CallerCommitsURLAs is PutURLAs for a body md sends itself and whose
+// upload it commits (ParamCallerCommits).
+func (k *Keys) CallerCommitsURLAs(base, object, upload, principal string, max int64, exp time.Time) string {
+	return k.limitURL(base, "PUT", object, upload, principal, max, exp, true)
+}
+
+func (k *Keys) limitURL(base, method, object, upload, principal string, max int64, exp time.Time, callerCommits bool) string {
 	e := exp.Unix()
-	kid, sig := k.Sign(method, object, e, WithPrincipal(LimitExtra(upload, max), principal))
+	extra := LimitExtra(upload, max)
+	if callerCommits {
+		extra += callerCommitsExtra
+	}
+	kid, sig := k.Sign(method, object, e, WithPrincipal(extra, principal))
 	q := url.Values{}
+	if callerCommits {
+		q.Set(ParamCallerCommits, "1")
+	}
 	q.Set(ParamExpiry, strconv.FormatInt(e, 10))
 	q.Set(ParamKeyID, kid)
 	q.Set(ParamSig, sig)
@@ -73,21 +100,39 @@ func ReadLimit(get func(string) string) (int64, error) {
 	return n, nil
 }
 
-// VerifyObjectQuery checks a data-server object URL (as URLAs and
-// PutURLAs make them) for method on object and returns its upload id and its
-// bound (NoLimit when it has none). Missing, bad or tampered:
-// KindPermission.
-func (k *Keys) VerifyObjectQuery(method, object string, get func(string) string, now time.Time) (upload string, max int64, err error) {
-	upload = get(ParamUpload)
-	extra := upload
+// Grant is what a verified data-server object URL allows besides its
+// method on its object.
+type Grant struct {
+	Upload string // the upload the object is for ("" for none)
+	Max    int64  // the body bound (NoLimit for none)
+	// CallerCommits: the sender of the body commits the upload, not the
+	// data server (ParamCallerCommits).
+	CallerCommits bool
+}
+
+// VerifyObjectQuery checks a data-server object URL (as URLAs, PutURLAs
+// and CallerCommitsURLAs make them) for method on object and returns what
+// it grants. Missing, bad or tampered: KindPermission.
+func (k *Keys) VerifyObjectQuery(method, object string, get func(string) string, now time.Time) (Grant, error) {
+	g := Grant{Upload: get(ParamUpload)}
+	extra := g.Upload
 	if raw := get(ParamMax); raw != "" {
 		extra += "|max=" + raw // as signed: the signature decides, then it is parsed
 	}
+	switch get(ParamCallerCommits) {
+	case "":
+	case "1":
+		extra += callerCommitsExtra
+		g.CallerCommits = true
+	default:
+		return Grant{}, shoal.Errorf("sign.VerifyObjectQuery", shoal.KindPermission, "bad %s", ParamCallerCommits)
+	}
 	if err := k.VerifyQuery(method, object, extra, get, now); err != nil {
-		return "", 0, err
+		return Grant{}, err
 	}
-	if max, err = ReadLimit(get); err != nil {
-		return "", 0, err
+	var err error
+	if g.Max, err = ReadLimit(get); err != nil {
+		return Grant{}, err
 	}
-	return upload, max, nil
+	return g, nil
 }

@@ -179,7 +179,11 @@ func TestPutURLLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return k.VerifyObjectQuery("PUT", "00ff", u.Query().Get, now)
+		g, err := k.VerifyObjectQuery("PUT", "00ff", u.Query().Get, now)
+		if g.CallerCommits {
+			t.Errorf("%s: caller commits, but it was not signed so", raw)
+		}
+		return g.Upload, g.Max, err
 	}
 	raw := k.PutURLAs("http://h:1", "00ff", "up1", "", 1234, now.Add(time.Minute))
 	up, max, err := check(raw)
@@ -208,6 +212,34 @@ func TestPutURLLimit(t *testing.T) {
 	}
 }
 
+// TestCallerCommitsURL: a URL whose upload its caller commits says so
+// under its signature: the mark can be neither dropped nor added.
+func TestCallerCommitsURL(t *testing.T) {
+	k := Random()
+	now := time.Now()
+	check := func(raw string) (Grant, error) {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k.VerifyObjectQuery("PUT", "00ff", u.Query().Get, now)
+	}
+	raw := k.CallerCommitsURLAs("http://h:1", "00ff", "up1", "alice", 1234, now.Add(time.Minute))
+	if g, err := check(raw); err != nil || g != (Grant{Upload: "up1", Max: 1234, CallerCommits: true}) {
+		t.Fatalf("CallerCommitsURLAs verifies as %+v, %v", g, err)
+	}
+	plain := k.PutURLAs("http://h:1", "00ff", "up1", "alice", 1234, now.Add(time.Minute))
+	for name, bad := range map[string]string{
+		"dropped": strings.Replace(raw, "cc=1&", "", 1),
+		"changed": strings.Replace(raw, "cc=1", "cc=2", 1),
+		"added":   plain + "&cc=1",
+	} {
+		if _, err := check(bad); !shoal.IsKind(err, shoal.KindPermission) {
+			t.Errorf("%s: %v, want KindPermission", name, err)
+		}
+	}
+}
+
 // FuzzVerifyObjectQuery: no query that md did not sign verifies, bound
 // included.
 func FuzzVerifyObjectQuery(f *testing.F) {
@@ -217,14 +249,20 @@ func FuzzVerifyObjectQuery(f *testing.F) {
 	f.Add(good.RawQuery)
 	f.Add("exp=1&kid=k0&sig=zz&max=-1")
 	f.Add("exp=1800000060&kid=k0&sig=00&up=up&max=4096")
+	caller, _ := url.Parse(k.CallerCommitsURLAs("http://h", "abc", "up", "", 4096, now.Add(time.Minute)))
+	f.Add(caller.RawQuery)
 	f.Fuzz(func(t *testing.T, rawQuery string) {
 		q, err := url.ParseQuery(rawQuery)
 		if err != nil {
 			return
 		}
-		up, max, err := k.VerifyObjectQuery("PUT", "abc", q.Get, now)
-		if err == nil && (q.Get(ParamSig) != good.Query().Get(ParamSig) || up != "up" || max != 4096) {
-			t.Fatalf("a query not signed by the key was accepted: %q → %q, %d", rawQuery, up, max)
+		g, err := k.VerifyObjectQuery("PUT", "abc", q.Get, now)
+		signed := good
+		if g.CallerCommits {
+			signed = caller
+		}
+		if err == nil && (q.Get(ParamSig) != signed.Query().Get(ParamSig) || g.Upload != "up" || g.Max != 4096) {
+			t.Fatalf("a query not signed by the key was accepted: %q → %+v", rawQuery, g)
 		}
 	})
 }
