@@ -3,9 +3,9 @@ package md
 import (
 	"bytes"
 	"crypto/md5"
-	"encoding/json"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"hash/adler32"
 	"io"
 	"time"
