@@ -25,22 +25,22 @@ const DefaultSweepSizes = "1k,16k,64k,128k,512k,1m,4m,16m,128m"
 
 // cli holds the flags shared by every workload command.
 type cli struct {
-	url, vs, token, pathsFile  string
-	basicAuth, caFile          string
-	newConn, vsAnonymous       bool
-	tls                        *tls.Config // from caFile
-	concurrency                string
-	duration, warmup, roundDur time.Duration
-	timeout                    time.Duration
-	count                      uint64
-	rate                       float64
-	rounds                     int
-	layout                     Layout
-	jsonOut, csvOut, plotOut   string
-	watts                      float64
-	profile, profilesFile      string
-	quiet                      bool
-	stdout, stderr             io.Writer
+	url, vs, token, pathsFile        string
+	basicAuth, caFile                string
+	newConn, vsAnonymous, syncRounds bool
+	tls                              *tls.Config // from caFile
+	concurrency                      string
+	duration, warmup, roundDur       time.Duration
+	timeout                          time.Duration
+	count                            uint64
+	rate                             float64
+	rounds                           int
+	layout                           Layout
+	jsonOut, csvOut, plotOut         string
+	watts                            float64
+	profile, profilesFile            string
+	quiet                            bool
+	stdout, stderr                   io.Writer
 }
 
 // NewCommand returns `bench` and its subcommands, ready to be added to
@@ -62,6 +62,7 @@ ceiling server (shoal bench ceiling), which is the HTTP limit of the machine.`,
 	pf.IntVar(&c.rounds, "rounds", 5, "with --vs: rounds per target")
 	pf.BoolVar(&c.vsAnonymous, "vs-anonymous", false, "with --vs: send --token or --user to --url only, none to --vs (e.g. TLS with a token against plain http without auth)")
 	pf.DurationVar(&c.roundDur, "round-duration", 2*time.Second, "with --vs: length of one round")
+	pf.BoolVar(&c.syncRounds, "sync-rounds", false, "with --vs: sync(2) this machine's disks before the first round and after every round, unmeasured, so that a target that does not fsync does not leave its writes to be written back during the other's rounds (for targets on this machine)")
 	pf.StringVarP(&c.concurrency, "concurrency", "c", "16", "connections, or a list to sweep (1,4,16,64)")
 	pf.DurationVarP(&c.duration, "duration", "d", 10*time.Second, "length of each measured phase")
 	pf.Uint64VarP(&c.count, "count", "n", 0, "operations per phase instead of a duration")
@@ -503,7 +504,11 @@ func (c *cli) measure(ctx context.Context, rep *Report, spec Spec, conc int, lim
 	if vsLim.Count == 0 {
 		vsLim.Duration = c.roundDur
 	}
-	ra, rb, pairs := Versus(ctx, a, b, c.rounds, vsLim)
+	var settle func()
+	if c.syncRounds {
+		settle = settleDisks
+	}
+	ra, rb, pairs := Versus(ctx, a, b, c.rounds, vsLim, settle)
 	ra.Efficiency = power.fixed(ra.ReqPerSec)
 	rb.Efficiency = power.fixed(rb.ReqPerSec)
 	rep.Results = append(rep.Results, ra, rb)

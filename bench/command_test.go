@@ -2,11 +2,13 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -185,4 +187,24 @@ func TestSweepPlot(t *testing.T) {
 		}
 		os.Remove(pngPath)
 	}
+}
+
+// TestVersusSettles: with a settle step (--sync-rounds), it runs before
+// the first round and after every round of either target, between them.
+func TestVersusSettles(t *testing.T) {
+	s := startDAV(t)
+	a := newRunner(t, Options{URL: s.url, Concurrency: 2}, Spec{Name: "files", Op: OpCreate, Size: 10})
+	b := newRunner(t, Options{URL: s.url, Concurrency: 2}, Spec{Name: "files", Op: OpCreate, Size: 10})
+	s.reset()
+	var seen []int // PUTs the server had seen at each settle
+	Versus(context.Background(), a, b, 3, Limits{Count: 10}, func() {
+		m, _ := s.counts()
+		seen = append(seen, m["PUT"])
+	})
+	if want := []int{0, 10, 20, 30, 40, 50, 60}; !slices.Equal(seen, want) {
+		t.Errorf("settled after %v PUTs, want %v", seen, want)
+	}
+	// The flag runs sync(2); here it only has to work.
+	runCLI(t, "files", "--url", s.url, "--vs", s.url, "--sizes", "10", "-c", "1", "-n", "4", "--rounds", "2",
+		"--warmup", "0", "--sync-rounds", "-q")
 }

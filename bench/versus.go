@@ -9,7 +9,9 @@ import (
 // one round, then b, rounds times — so that both see the same noise of a
 // shared machine. It returns each target's result over all its rounds and
 // the pairs: one per round and an overall one (Round 0), ratio a/b.
-func Versus(ctx context.Context, a, b *Runner, rounds int, lim Limits) (ra, rb Result, pairs []Pair) {
+// settle, if not nil, runs before the first round and after every round
+// of either target, unmeasured.
+func Versus(ctx context.Context, a, b *Runner, rounds int, lim Limits, settle func()) (ra, rb Result, pairs []Pair) {
 	if rounds < 1 {
 		rounds = 1
 	}
@@ -24,9 +26,15 @@ func Versus(ctx context.Context, a, b *Runner, rounds int, lim Limits) (ra, rb R
 		}
 		return p
 	}
+	if settle == nil {
+		settle = func() {}
+	}
+	settle()
 	for i := 1; i <= rounds && ctx.Err() == nil; i++ {
 		t1, e1 := a.phase(ctx, lim)
+		settle()
 		t2, e2 := b.phase(ctx, lim)
+		settle()
 		x, y := t1.result(e1), t2.result(e2)
 		pairs = append(pairs, pair(i, &x, &y))
 		ta.merge(t1)

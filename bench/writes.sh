@@ -47,6 +47,7 @@ else
 fi
 md "" "Files created per second (\`shoal bench files\`: PUT of new files, redirects followed, every 201 counted)." \
 	"\`--vs\` alternates rounds between the two targets over the same connections; A/B is the ratio of their rates." \
+	"\`--sync-rounds\`: the machine's dirty pages are written back (sync(2), unmeasured) before the first round and after every round, so that what nginx wrote without an fsync is not written back during shoal's rounds." \
 	"nginx (worker_processes auto, bench/nginx-dav.conf) does not fsync; every shoal 201 is durable."
 
 if ! command -v nginx >/dev/null || [[ ! -f /usr/lib/nginx/modules/ngx_http_dav_ext_module.so ]]; then
@@ -63,7 +64,7 @@ start nginx nginx -p "$DATA/nginx" -c "$DATA/nginx/nginx.conf" -e "$DATA/nginx/e
 wait_port "$NGINX_PORT"
 NGINX="http://127.0.0.1:$NGINX_PORT"
 
-vs=(--rounds "$ROUNDS" --round-duration "$ROUND" --warmup 500ms)
+vs=(--rounds "$ROUNDS" --round-duration "$ROUND" --warmup 500ms --sync-rounds)
 
 # writes URL LABEL: c=CONC against nginx, then c=1 against nginx.
 writes() {
