@@ -66,11 +66,24 @@ NGINX="http://127.0.0.1:$NGINX_PORT"
 
 vs=(--rounds "$ROUNDS" --round-duration "$ROUND" --warmup 500ms --sync-rounds)
 
+# tidy [SHOAL_URL…]: removes what a figure created (every round creates
+# new files), so that a run does not fill the disk: nginx's and the disk
+# ceiling's files at once, shoal's with a DELETE of /bench (its garbage
+# collection frees their space later).
+tidy() {
+	rm -rf "$DATA/nginx/root/bench"
+	if [[ -d $DATA/ceiling ]]; then find "$DATA/ceiling" -maxdepth 1 -name 'put-*' -delete; fi
+	local u
+	for u in "$@"; do curl -s -o /dev/null -X DELETE "$u/bench/" || true; done
+}
+
 # writes URL LABEL: c=CONC against nginx, then c=1 against nginx.
 writes() {
 	local url=$1 label=$2
 	figure "$label vs nginx, c=$CONC" files --url "$url" --vs "$NGINX" --sizes "$SIZES" -c "$CONC" "${vs[@]}"
+	tidy "$url"
 	figure "$label vs nginx, c=1" files --url "$url" --vs "$NGINX" --sizes "$SIZES" -c 1 "${vs[@]}"
+	tidy "$url"
 }
 
 if [[ " $PARTS " == *" all "* ]]; then
@@ -94,6 +107,7 @@ if [[ " $PARTS " == *" all "* ]]; then
 		md "" "## this shoal all against BASE's shoal all ($("$BASE" version 2>/dev/null | head -n1)), both new"
 		figure "shoal all vs BASE shoal all, c=$CONC" files --url "http://127.0.0.1:$NPORT" --vs "http://127.0.0.1:$BPORT" \
 			--sizes "$SIZES" -c "$CONC" "${vs[@]}"
+		tidy "http://127.0.0.1:$NPORT" "http://127.0.0.1:$BPORT"
 	fi
 fi
 
@@ -112,7 +126,9 @@ if [[ " $PARTS " == *" ceiling "* ]]; then
 	sleep 1
 	for c in "$CONC" 1; do
 		figure "shoal all vs disk ceiling, c=$c" files --url "http://127.0.0.1:$APORT" --vs "$CEILING" --sizes "$SIZES" -c "$c" "${vs[@]}"
+		tidy "http://127.0.0.1:$APORT"
 		figure "nginx vs disk ceiling, c=$c" files --url "$NGINX" --vs "$CEILING" --sizes "$SIZES" -c "$c" "${vs[@]}"
+		tidy
 	done
 fi
 
