@@ -483,11 +483,11 @@ func (t *tx) ancestry(ctx context.Context, path string) (ancestry, error) {
 	pp := shoal.ParentPath(path)
 	for rows.Next() {
 		var (
-			n      node
-			q      quotaNode
-			hasQuo bool
+			n        node
+			q        quotaNode
+			hasQuota bool
 		)
-		if err := rows.Scan(&n.id, &n.path, &n.isDir, &n.version, &n.size, &n.quota, &n.treeOp, &hasQuo,
+		if err := rows.Scan(&n.id, &n.path, &n.isDir, &n.version, &n.size, &n.quota, &n.treeOp, &hasQuota,
 			&q.Bytes, &q.Files, &q.UsedBytes, &q.UsedFiles, &q.Reserved); err != nil {
 			return ancestry{}, err
 		}
@@ -498,7 +498,7 @@ func (t *tx) ancestry(ctx context.Context, path string) (ancestry, error) {
 			if n.path == pp {
 				a.parent = &n
 			}
-			if hasQuo {
+			if hasQuota {
 				q.id, q.Dir = n.id, n.path
 				a.quotas = append(a.quotas, q)
 			}
