@@ -24,6 +24,8 @@ type dialect interface {
 	// rows it reads: exclusive for rows the transaction changes, shared
 	// for ancestors that must not move meanwhile.
 	lockSuffix(exclusive bool) string
+	// deleteReturning says whether the server has DELETE … RETURNING.
+	deleteReturning(ctx context.Context, db *sql.DB) (bool, error)
 	// upsertServer is the statement that inserts or refreshes a server row
 	// (id, url, pool, state, free, total, last_seen_ns).
 	upsertServer() string

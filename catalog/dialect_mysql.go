@@ -133,6 +133,16 @@ func (mysqlDialect) writers(o Options) int { return max(1, min(o.WriteBatches, o
 
 func (mysqlDialect) releaseSavepoints() bool { return false }
 
+// deleteReturning: MariaDB has DELETE … RETURNING (since 10.0.5);
+// MySQL has not.
+func (mysqlDialect) deleteReturning(ctx context.Context, db *sql.DB) (bool, error) {
+	var v string
+	if err := db.QueryRowContext(ctx, `SELECT VERSION()`).Scan(&v); err != nil {
+		return false, err
+	}
+	return strings.Contains(v, "MariaDB"), nil
+}
+
 func (mysqlDialect) lockSuffix(exclusive bool) string {
 	if exclusive {
 		return " FOR UPDATE"

@@ -200,6 +200,9 @@ func (sqliteDialect) releaseSavepoints() bool { return true }
 // lockSuffix: the single writer connection already serialises writers.
 func (sqliteDialect) lockSuffix(bool) string { return "" }
 
+// deleteReturning: SQLite has had RETURNING since 3.35 (2021).
+func (sqliteDialect) deleteReturning(context.Context, *sql.DB) (bool, error) { return true, nil }
+
 // ownerOnly creates the database file with mode 0600 before SQLite opens
 // it (SQLite gives its -wal and -shm files the database file's mode), and
 // takes group and other access away from files an older version created:

@@ -202,3 +202,9 @@ func (db *DB) TreeOps(ctx context.Context) (int, error) {
 
 // RecoverTreeOps takes over the tree operations whose lease lapsed by now.
 func (db *DB) RecoverTreeOps(ctx context.Context, now time.Time) { db.recoverTreeOps(ctx, now) }
+
+// DeleteReturning says whether FinishUpload takes an upload with one
+// DELETE … RETURNING; SetDeleteReturning makes it use the two statements
+// a server without it needs (MySQL), for tests.
+func (db *DB) DeleteReturning() bool      { return db.deleteReturning }
+func (db *DB) SetDeleteReturning(on bool) { db.deleteReturning = on }

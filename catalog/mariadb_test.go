@@ -24,7 +24,13 @@ func openMariaDB(t testing.TB) *catalog.DB {
 }
 
 func TestMariaDBConformance(t *testing.T) {
-	catalogtest.Run(t, func(t *testing.T) shoal.Catalog { return checkedAtEnd(t, openMariaDB(t)) })
+	catalogtest.Run(t, func(t *testing.T) shoal.Catalog {
+		db := openMariaDB(t)
+		if !db.DeleteReturning() {
+			t.Fatal("MariaDB not recognised as having DELETE … RETURNING")
+		}
+		return checkedAtEnd(t, db)
+	})
 }
 
 func TestMariaDBStatRoundTrips(t *testing.T) {

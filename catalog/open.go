@@ -120,6 +120,9 @@ type DB struct {
 	statStmt *sql.Stmt
 	space    spaceWatch
 	group    *committer // nil: group commit off
+	// deleteReturning: the database has DELETE … RETURNING (SQLite,
+	// MariaDB; not MySQL).
+	deleteReturning bool
 
 	readStmts, writeStmts *stmtCache    // nil: statements are sent as text
 	dirs                  *dirCache     // SQLite; nil: none
@@ -167,6 +170,10 @@ func openOnce(ctx context.Context, o Options) (*DB, error) {
 		return nil, err
 	}
 	if db.statStmt, err = db.read.PrepareContext(ctx, statHiddenSQL); err != nil {
+		db.Close()
+		return nil, db.fail(op, "", err)
+	}
+	if db.deleteReturning, err = db.d.deleteReturning(ctx, db.read); err != nil {
 		db.Close()
 		return nil, db.fail(op, "", err)
 	}

@@ -197,7 +197,7 @@ func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {
 		// again under locks, so that md need not read it first: a PUT
 		// doomed by its parent, a directory at its path or its
 		// conditions is refused before any byte of it moves.
-		a, err := t.ancestry(ctx, u.Path)
+		a, err := t.ancestry(ctx, u.Path, u.Client, u.MaxPending > 0)
 		if err != nil {
 			return err
 		}
@@ -207,15 +207,8 @@ func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {
 		if err := checkTarget(op, u.Path, a.self, u.Cond); err != nil {
 			return err
 		}
-		if u.MaxPending > 0 {
-			var n int
-			if err := t.queryRow(ctx, `SELECT COUNT(*) FROM uploads WHERE client = ? AND expires_ns > ?`,
-				u.Client, time.Now().UnixNano()).Scan(&n); err != nil {
-				return err
-			}
-			if n >= u.MaxPending {
-				return shoal.Errorf(op, shoal.KindTooMany, "%d uploads of yours are pending, the most allowed: retry when one has finished", n)
-			}
+		if u.MaxPending > 0 && a.pending >= u.MaxPending {
+			return shoal.Errorf(op, shoal.KindTooMany, "%d uploads of yours are pending, the most allowed: retry when one has finished", a.pending)
 		}
 		var ids []int64
 		for _, q := range a.quotas {
@@ -253,7 +246,14 @@ func (db *DB) FinishUpload(ctx context.Context, c *shoal.Commit, graceUntil time
 			cond                                              shoal.Condition
 			expires, reserved                                 int64
 		)
-		err := t.queryRow(ctx, `SELECT path, servers, object, layout, create_only, if_match, expires_ns, reserved, quota_dirs FROM uploads WHERE id = ?`+t.db.d.lockSuffix(true), c.Upload).
+		const cols = `path, servers, object, layout, create_only, if_match, expires_ns, reserved, quota_dirs`
+		// Where the database has it, one DELETE … RETURNING takes the
+		// upload (an expired one comes back when the transaction fails).
+		q := `SELECT ` + cols + ` FROM uploads WHERE id = ?` + t.db.d.lockSuffix(true)
+		if t.db.deleteReturning {
+			q = `DELETE FROM uploads WHERE id = ? RETURNING ` + cols
+		}
+		err := t.queryRow(ctx, q, c.Upload).
 			Scan(&path, &servers, &object, &layout, &cond.CreateOnly, &ifMatch, &expires, &reserved, &quotaDirs)
 		if isNoRows(err) {
 			return shoal.Errorf(op, shoal.KindNotFound, "upload %s unknown or already finished", c.Upload)
@@ -267,13 +267,15 @@ func (db *DB) FinishUpload(ctx context.Context, c *shoal.Commit, graceUntil time
 		if expires < time.Now().UnixNano() {
 			return shoal.Errorf(op, shoal.KindNotFound, "upload %s expired", c.Upload)
 		}
-		res, err := t.exec(ctx, `DELETE FROM uploads WHERE id = ?`, c.Upload)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err == nil && n != 1 {
-			// A concurrent FinishUpload or ExpireUploads took it first.
-			return shoal.Errorf(op, shoal.KindNotFound, "upload %s already finished", c.Upload)
+		if !t.db.deleteReturning {
+			res, err := t.exec(ctx, `DELETE FROM uploads WHERE id = ?`, c.Upload)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err == nil && n != 1 {
+				// A concurrent FinishUpload or ExpireUploads took it first.
+				return shoal.Errorf(op, shoal.KindNotFound, "upload %s already finished", c.Upload)
+			}
 		}
 		reps := c.Replicas
 		if len(reps) == 0 {
@@ -454,27 +456,35 @@ type quotaNode struct {
 }
 
 // ancestry is what BeginUpload decides a reservation on: path itself
-// and its parent (nil where missing), and the quotas on path's ancestors.
+// and its parent (nil where missing), the quotas on path's ancestors,
+// and how many live reservations the client holds.
 type ancestry struct {
 	self, parent *node
 	quotas       []quotaNode
+	pending      int
 }
 
 // ancestry reads path and its ancestors with their quotas in one query,
 // without locking them: the conditional UPDATE that charges the quotas
-// decides, and the commit checks the namespace again under locks.
-func (t *tx) ancestry(ctx context.Context, path string) (ancestry, error) {
+// decides, and the commit checks the namespace again under locks. With
+// countPending the same query counts client's live reservations (every
+// row carries the count; the root is always there).
+func (t *tx) ancestry(ctx context.Context, path, client string, countPending bool) (ancestry, error) {
 	chain := append([]string{"/"}, ancestors(path)...)
 	if path != "/" {
 		chain = append(chain, path)
 	}
-	args := make([]any, len(chain))
-	for i, c := range chain {
-		args[i] = pathHash(c)
+	pending, args := `0`, []any{}
+	if countPending {
+		pending = `(SELECT COUNT(*) FROM uploads WHERE client = ? AND expires_ns > ?)`
+		args = append(args, client, time.Now().UnixNano())
+	}
+	for _, c := range chain {
+		args = append(args, pathHash(c))
 	}
 	rows, err := t.query(ctx, `SELECT e.id, e.path, e.is_dir, e.version, e.size, e.quota, e.tree_op, q.dir_id IS NOT NULL,
-		COALESCE(q.bytes_limit, 0), COALESCE(q.files_limit, 0), COALESCE(q.used_bytes, 0), COALESCE(q.used_files, 0), COALESCE(q.reserved, 0)
-		FROM entries e LEFT JOIN quotas q ON q.dir_id = e.id WHERE e.path_hash IN (`+placeholders(len(args))+`)`, args...)
+		COALESCE(q.bytes_limit, 0), COALESCE(q.files_limit, 0), COALESCE(q.used_bytes, 0), COALESCE(q.used_files, 0), COALESCE(q.reserved, 0),
+		`+pending+` FROM entries e LEFT JOIN quotas q ON q.dir_id = e.id WHERE e.path_hash IN (`+placeholders(len(chain))+`)`, args...)
 	if err != nil {
 		return ancestry{}, err
 	}
@@ -488,7 +498,7 @@ func (t *tx) ancestry(ctx context.Context, path string) (ancestry, error) {
 			hasQuota bool
 		)
 		if err := rows.Scan(&n.id, &n.path, &n.isDir, &n.version, &n.size, &n.quota, &n.treeOp, &hasQuota,
-			&q.Bytes, &q.Files, &q.UsedBytes, &q.UsedFiles, &q.Reserved); err != nil {
+			&q.Bytes, &q.Files, &q.UsedBytes, &q.UsedFiles, &q.Reserved, &a.pending); err != nil {
 			return ancestry{}, err
 		}
 		switch {
