@@ -128,13 +128,13 @@ func (w *worker) do(g uint64) {
 		uri = r.paths[g%uint64(len(r.paths))]
 	case OpPut, OpCreate:
 		method, size = "PUT", spec.Size
-		n := g / uint64(len(r.workers)) // this worker's sequence number
+		// put cycles over this worker's objectsPerConn objects; files
+		// names a new one every time, counting across phases (each
+		// phase starts g over, and the names must not).
+		n := w.created
 		if spec.Op == OpPut {
-			n %= objectsPerConn
+			n = g / uint64(len(r.workers)) % objectsPerConn
 		} else {
-			// Every phase (warm-up, round) starts g over: a create's
-			// name must not, or the phases after the first overwrite.
-			n = w.created
 			w.created++
 		}
 		w.uri = append(w.uri[:0], r.dirURI...)
