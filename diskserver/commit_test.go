@@ -85,9 +85,16 @@ func TestPutCallerCommits(t *testing.T) {
 	if st, _, got := do(t, "GET", ts.signed("GET", "ca01", ""), nil, nil); st != 200 || !bytes.Equal(got, data) {
 		t.Errorf("GET of the stored object = %d, %d bytes; want 200 and the body", st, len(got))
 	}
-	// The mark is signed: the same URL without it is refused.
-	if st, _, _ := do(t, "PUT", strings.Replace(u, "cc=1&", "", 1), data, nil); st != 403 {
+	// The mark is signed: a URL without it is refused, and stores nothing.
+	u2 := keys.CallerCommitsURLAs(ts.URL, "ca02", "up-c2", "", int64(len(data)), time.Now().Add(time.Minute))
+	if st, _, _ := do(t, "PUT", strings.Replace(u2, "cc=1&", "", 1), data, nil); st != 403 {
 		t.Errorf("PUT with the mark dropped = %d, want 403", st)
+	}
+	if st, _, _ := do(t, "GET", ts.signed("GET", "ca02", ""), nil, nil); st != 404 {
+		t.Errorf("GET of the refused PUT's object = %d, want 404", st)
+	}
+	if commits, _, _, _, _ := md.snapshot(); len(commits) != 0 {
+		t.Errorf("the refused PUT sent md %d commits", len(commits))
 	}
 }
 
