@@ -89,6 +89,10 @@ func TestOutputsAgree(t *testing.T) {
 		if r.Count != 400 || r.OK != 200 || r.ByCode["404"] != 100 || r.ByCode["500"] != 100 || r.Concurrency != 2+i {
 			t.Errorf("result %d: %+v", i, r)
 		}
+		// Only the 200 successes count as served.
+		if want := float64(r.OK) / r.Seconds; r.ReqPerSec != want {
+			t.Errorf("result %d: req/s %v, want OK/seconds %v", i, r.ReqPerSec, want)
+		}
 		// The table row has exactly the JSON's figures, as the table rounds them.
 		want := tableRow(&r)
 		got := strings.Fields(lines[i])

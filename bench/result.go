@@ -26,7 +26,7 @@ type Result struct {
 	Redirects uint64            `json:"redirects"` // extra requests sent to follow 3xx
 	Bytes     uint64            `json:"bytes"`     // body bytes moved by successful operations
 
-	ReqPerSec float64 `json:"req_per_sec"` // Count / Seconds
+	ReqPerSec float64 `json:"req_per_sec"` // OK / Seconds: a failed request serves nothing
 	MBPerSec  float64 `json:"mb_per_sec"`  // Bytes / Seconds / 1e6
 	Latency   Latency `json:"latency_ms"`
 
@@ -110,7 +110,7 @@ func (t *tally) result(elapsed time.Duration) Result {
 		r.ByCode["net"] += t.netErrs
 	}
 	if r.Seconds > 0 {
-		r.ReqPerSec = float64(r.Count) / r.Seconds
+		r.ReqPerSec = float64(r.OK) / r.Seconds
 		r.MBPerSec = float64(r.Bytes) / r.Seconds / 1e6
 	}
 	h := &t.hist
