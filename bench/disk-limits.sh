@@ -43,7 +43,7 @@ sync
 
 # The loops: N synchronous writes each; µs per write from dd's seconds.
 N=${N:-3000}
-us() { awk -v n="$N" '{for (i = 1; i <= NF; i++) if ($i == "s," || $i ~ /^s,$/) {print int($(i-1) * 1e6 / n); exit}}'; }
+us() { awk -v n="$N" '{for (i = 1; i <= NF; i++) if ($i == "s,") {print int($(i-1) * 1e6 / n); exit}}'; }
 loop() { dd if=/dev/zero of="$1" bs="$2" count="$N" oflag=dsync 2>&1 | tail -n1 | us; }
 line "O_DSYNC loop of 100 KiB writes, alone (µs a write)" "$(loop "$F.w" 100k)"
 line "O_DSYNC loop of 128 KiB writes, alone (µs a write)" "$(loop "$F.k" 128k)"
