@@ -206,8 +206,11 @@ func TestSQLiteLogStartsOverUnderLoad(t *testing.T) {
 	if n == 0 {
 		t.Errorf("the log never started over under load")
 	}
-	if largest.Load() > 16<<20 {
-		t.Errorf("the log's file reached %d bytes; want it started over (at 1 MiB) and cut (to 2 MiB) long before 16 MiB", largest.Load())
+	// Without the restarts the file reaches about 64 MiB here; with them
+	// 6-9 MiB, and 20 MiB once on a box loaded by other builds (the
+	// checkpointer ticks every 250 ms and readers may hold it off a tick).
+	if largest.Load() > 32<<20 {
+		t.Errorf("the log's file reached %d bytes; want it started over (at 1 MiB) and cut (to 2 MiB) long before 32 MiB", largest.Load())
 	}
 }
 
