@@ -22,7 +22,7 @@ CROSS := linux-amd64:amd64: linux-arm64:arm64: linux-armv7:arm:7 linux-armv6:arm
 
 GOFILES = $(shell find . -name '*.go' -not -path './run-data/*' -not -path './dist/*')
 
-.PHONY: all build run test test-unit test-race test-arm check lint fmt fuzz fuzz-corpus bench bench-compare cross clean version
+.PHONY: all build run test test-unit test-race test-arm check lint fmt fuzz fuzz-corpus bench bench-compare bench-writes cross clean version
 
 all: build
 
@@ -110,6 +110,9 @@ bench: build
 
 bench-compare: build
 	bench/compare.sh
+
+bench-writes: build
+	bench/writes.sh
 
 # Static binaries for the Pi family, ARM servers and amd64, with checksums.
 cross:
