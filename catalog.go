@@ -64,7 +64,8 @@ type Writer interface {
 	// u.Reserve to every quota governing u.Path in the same transaction:
 	// KindQuota if one has no room (nothing is recorded then), counting
 	// one more entry where no file is at u.Path yet. With u.Flexible it
-	// may lower u.Reserve to what the quotas have left. It refuses, as
+	// may lower u.Reserve to what the quotas have left, and where none
+	// governs u.Path it sets u.Reserve to u.UnquotedMax (unless 0). It refuses, as
 	// the commit would, a path whose parent is missing (KindConflict) or
 	// a file (KindNotDir), a directory (KindIsDir) and a u.Cond that does
 	// not hold (KindPrecondition), so a caller need not read the

@@ -137,10 +137,18 @@ type Upload struct {
 	// BeginUpload charges it to the quotas governing Path, and the data
 	// server stops the upload there (md signs it into the URL). With
 	// Flexible (unknown length) BeginUpload may lower it to what the
-	// quotas have left, and sets it to what it charged.
-	Reserve  int64
-	Flexible bool
+	// quotas have left, and sets it to what it charged; where no quota
+	// governs Path, it sets it to UnquotedMax unless that is 0: nothing is
+	// charged then, and a chunked upload outside quotas need not be cut
+	// at a reservation made for them.
+	Reserve     int64
+	Flexible    bool
+	UnquotedMax int64 // Unbounded, or the most any PUT may write (md.max_put_body)
 }
+
+// Unbounded is an upload's Reserve when nothing bounds it but the data
+// servers' own limits (sign.NoLimit in its URL).
+const Unbounded int64 = -1
 
 // Condition is what a write requires of the file it replaces (RFC 9110
 // If-None-Match: * and If-Match), checked in the transaction that makes

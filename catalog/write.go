@@ -217,6 +217,9 @@ func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {
 				u.Reserve = room
 			}
 		}
+		if len(ids) == 0 && u.Flexible && u.UnquotedMax != 0 {
+			u.Reserve = u.UnquotedMax
+		}
 		if len(ids) > 0 {
 			if u.Flexible && u.Reserve == 0 && want > 0 {
 				return t.quotaRefusal(ctx, op, u.Path, ids, 1, 0, 0)
@@ -228,7 +231,7 @@ func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {
 		_, err = t.exec(ctx, `INSERT INTO uploads (id, path, servers, object, layout, create_only, if_match, client, expires_ns, reserved, quota_dirs)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, u.Path, strings.Join(u.Servers, ","), u.Object,
 			layout.String(), u.Cond.CreateOnly, strings.Join(u.Cond.IfMatch, ","), u.Client, u.Expires.UnixNano(),
-			u.Reserve, encodeQuotaDirs(ids))
+			max(u.Reserve, 0), encodeQuotaDirs(ids)) // what the quotas hold: nothing for Unbounded
 		if db.isDup(err) {
 			return shoal.Errorf(op, shoal.KindExist, "upload %s exists", u.ID)
 		}

@@ -184,6 +184,32 @@ func (e *env) put(path string, data []byte) resp {
 	return r
 }
 
+// putChunked stores body at path with no Content-Length (chunked),
+// following a 307 if md redirects; loc is where it was redirected ("" if
+// not).
+func (e *env) putChunked(path string, body []byte) (r resp, loc string) {
+	e.t.Helper()
+	send := func(url string) resp {
+		req, err := http.NewRequest("PUT", url, io.MultiReader(bytes.NewReader(body)))
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		req.ContentLength = -1
+		res, err := e.http.Do(req)
+		if err != nil {
+			e.t.Fatalf("chunked PUT %s: %v", url, err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return resp{res.StatusCode, res.Header, string(b)}
+	}
+	if r = send(e.url + path); r.status == http.StatusTemporaryRedirect {
+		loc = r.h.Get("Location")
+		r = send(loc)
+	}
+	return r, loc
+}
+
 // get fetches path, following a 302 if md redirects.
 func (e *env) get(path string, hdr map[string]string) resp {
 	e.t.Helper()

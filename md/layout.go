@@ -94,9 +94,11 @@ func (s *Server) newUpload(p *putPlan, pool shoal.Pool, placed []string, expires
 	// The reservation, charged to the quotas before any byte moves, is
 	// also the most the data server lets the upload write.
 	if u.Reserve = p.length; p.length < 0 {
-		u.Reserve, u.Flexible = s.opts.ChunkedReserve, true
+		// Outside quotas only md.max_put_body and the data servers' own
+		// limits bound it.
+		u.Reserve, u.Flexible, u.UnquotedMax = s.opts.ChunkedReserve, true, shoal.Unbounded
 		if s.opts.MaxPutBody > 0 {
-			u.Reserve = min(u.Reserve, s.opts.MaxPutBody)
+			u.Reserve, u.UnquotedMax = min(u.Reserve, s.opts.MaxPutBody), s.opts.MaxPutBody
 		}
 	}
 	return u

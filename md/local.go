@@ -195,7 +195,10 @@ func (s *Server) putLocal(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 		httperr.Write(ctx, err)
 		return
 	}
-	b := &objhttp.Body{R: body, Want: p.length, Max: u.Reserve, Op: op, Reserved: true}
+	b := &objhttp.Body{R: body, Want: p.length, Max: math.MaxInt64, Op: op} // handlePut bounds a chunked body by MaxPutBody
+	if u.Reserve != shoal.Unbounded {
+		b.Max, b.Reserved = u.Reserve, true
+	}
 	r := &renewingBody{r: b, srv: s, upload: u.ID, last: now}
 	info, sums, err := s.storeLocal(u.Object, r, p.length)
 	if err != nil {

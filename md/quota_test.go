@@ -216,29 +216,11 @@ func TestQuotaReservations(t *testing.T) {
 	e.put("/q/fill", make([]byte, 40_000)).want(t, "PUT", 201, "")
 	chunked := func(path string, n int) resp {
 		t.Helper()
-		req, _ := http.NewRequest("PUT", e.url+path, io.MultiReader(bytes.NewReader(make([]byte, n))))
-		req.ContentLength = -1
-		res, err := e.http.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		r, loc := e.putChunked(path, make([]byte, n))
+		if loc != "" && !strings.Contains(loc, "max=60000") {
+			t.Errorf("chunked PUT redirected to %s, want the quota's room (max=60000)", loc)
 		}
-		defer res.Body.Close()
-		if res.StatusCode == http.StatusTemporaryRedirect {
-			if !strings.Contains(res.Header.Get("Location"), "max=60000") {
-				t.Errorf("chunked PUT redirected to %s, want the quota's room (max=60000)", res.Header.Get("Location"))
-			}
-			req, _ := http.NewRequest("PUT", res.Header.Get("Location"), io.MultiReader(bytes.NewReader(make([]byte, n))))
-			req.ContentLength = -1
-			res2, err := e.http.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer res2.Body.Close()
-			b, _ := io.ReadAll(res2.Body)
-			return resp{res2.StatusCode, res2.Header, string(b)}
-		}
-		b, _ := io.ReadAll(res.Body)
-		return resp{res.StatusCode, res.Header, string(b)}
+		return r
 	}
 	chunked("/q/toolong", 70_000).want(t, "chunked body past the quota's room", 413, "reserved")
 	e.do("HEAD", "/q/toolong", nil, nil).want(t, "HEAD of the cut upload", 404, "")

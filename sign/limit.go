@@ -17,7 +17,7 @@ import (
 const ParamMax = "max"
 
 // NoLimit is the max of a URL without ParamMax.
-const NoLimit = -1
+const NoLimit = shoal.Unbounded
 
 // LimitExtra appends the signed form of max to extra (what else a URL's
 // signature covers); nothing for NoLimit, so URLs without a bound sign

@@ -320,6 +320,31 @@ func testQuotaUploads(t *testing.T, c shoal.Catalog) {
 	got(finish("06", 120)).must(t)
 	wantQuota(t, c, "flexible committed", "/q", 0)
 
+	// Outside quotas a flexible reservation takes UnquotedMax (Unbounded
+	// or a bound of its own) and charges nothing; 0 keeps Reserve.
+	mkdir(t, c, "/free")
+	for i, tc := range []struct{ unquoted, want int64 }{{shoal.Unbounded, shoal.Unbounded}, {5000, 5000}, {0, 1 << 30}} {
+		id := fmt.Sprintf("2%d", i)
+		u := &shoal.Upload{ID: id, Path: "/free/" + id, Servers: []string{"s1"}, Object: "0d" + id, Layout: shoal.DefaultLayout,
+			Expires: hour, Reserve: 1 << 30, Flexible: true, UnquotedMax: tc.unquoted}
+		ok(t, c.BeginUpload(ctx(t), u))
+		if u.Reserve != tc.want {
+			t.Errorf("flexible reservation outside quotas with UnquotedMax %d got %d, want %d", tc.unquoted, u.Reserve, tc.want)
+		}
+		got(finish(id, 7000)).must(t)
+	}
+	// Inside a quota UnquotedMax changes nothing.
+	u = &shoal.Upload{ID: "23", Path: "/q/g", Servers: []string{"s1"}, Object: "0d23", Layout: shoal.DefaultLayout,
+		Expires: hour, Reserve: 1 << 30, Flexible: true, UnquotedMax: shoal.Unbounded}
+	room := quotaOf(t, c, "/q").Room()
+	ok(t, c.BeginUpload(ctx(t), u))
+	if u.Reserve != room || room <= 0 {
+		t.Errorf("flexible reservation under a quota with UnquotedMax got %d, want the %d bytes left", u.Reserve, room)
+	}
+	wantQuota(t, c, "flexible, UnquotedMax set", "/q", room)
+	ok(t, c.AbortUpload(ctx(t), "23"))
+	wantQuota(t, c, "flexible, UnquotedMax set, aborted", "/q", 0)
+
 	// A quota set while an upload is pending: it was not reserved there,
 	// so its commit is checked against the quota instead.
 	mkdir(t, c, "/late")

@@ -84,7 +84,7 @@ type MDConfig struct {
 	MaxXMLBody         Size          `mapstructure:"max_xml_body" doc:"largest PROPFIND, PROPPATCH or LOCK body (413 beyond)"`
 	MaxInternalBody    Size          `mapstructure:"max_internal_body" doc:"largest body of a call to md's internal API (commits, heartbeats, admin requests), read only once its signature checks"`
 	MaxPutBody         Size          `mapstructure:"max_put_body" doc:"largest file a PUT may write (413 beyond; 0: no limit but the disks)"`
-	ChunkedReserve     Size          `mapstructure:"chunked_reserve" doc:"what a PUT of unknown length (chunked) reserves on the quotas of its directory (less if they have less left), and the most it may write: the data server cuts it there (413)"`
+	ChunkedReserve     Size          `mapstructure:"chunked_reserve" doc:"what a PUT of unknown length (chunked) reserves on the quotas over its path (less if they have less left), and the most it may write there: the data server cuts it (413); outside quotas only max_put_body bounds it"`
 	UploadTTL          time.Duration `mapstructure:"upload_ttl" doc:"an upload's reservation lives this long past the last heartbeat of the data server receiving it (one whose body never comes: url_ttl + server_ttl)"`
 	MaxPendingUploads  int           `mapstructure:"max_pending_uploads" doc:"reservations one client (principal, or address when anonymous) may hold at once; more PUTs get 429"`
 	LockTimeout        time.Duration `mapstructure:"lock_timeout" doc:"longest WebDAV lock a client may take; longer (or Infinite) requests get this"`
