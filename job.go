@@ -89,4 +89,9 @@ type JobStore interface {
 	// its next heartbeat and stops) and returns it. Cancelling a cancelled
 	// job changes nothing; a done or failed one is KindConflict.
 	CancelJob(ctx context.Context, id int64, now time.Time) (*Job, error)
+
+	// ForgetJobs deletes the jobs that ended before before (done, failed,
+	// or cancelled with no lease running past it: a runner may still be
+	// finishing a cancelled job) and says how many.
+	ForgetJobs(ctx context.Context, before time.Time) (int64, error)
 }

@@ -35,6 +35,10 @@ func (c *Catalog) FinishJob(ctx context.Context, j *shoal.Job, now time.Time) er
 	return c.inner.FinishJob(ctx, j, now)
 }
 
+func (c *Catalog) ForgetJobs(ctx context.Context, before time.Time) (int64, error) {
+	return c.inner.ForgetJobs(ctx, before)
+}
+
 func (c *Catalog) CancelJob(ctx context.Context, id int64, now time.Time) (*shoal.Job, error) {
 	return c.inner.CancelJob(ctx, id, now)
 }

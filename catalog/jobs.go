@@ -302,6 +302,22 @@ func (db *DB) FinishJob(ctx context.Context, j *shoal.Job, now time.Time) error 
 	})
 }
 
+// ForgetJobs deletes the jobs that ended before before.
+func (db *DB) ForgetJobs(ctx context.Context, before time.Time) (int64, error) {
+	const op = "catalog.ForgetJobs"
+	var n int64
+	ns := before.UnixNano()
+	err := db.inTx(ctx, op, "", func(t *tx) error {
+		res, err := t.exec(ctx, `DELETE FROM jobs WHERE updated_ns < ? AND (state IN ('done', 'failed') OR state = 'cancelled' AND lease_until_ns < ?)`, ns, ns)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
 // CancelJob cancels a queued or running job. The UPDATE's condition, not
 // a read before it, decides: a job finishing at that moment stays done.
 func (db *DB) CancelJob(ctx context.Context, id int64, now time.Time) (*shoal.Job, error) {

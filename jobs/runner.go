@@ -35,7 +35,17 @@ type RunnerOptions struct {
 	// Lease/4, at most a second.
 	Interval time.Duration
 	Slots    int // jobs run at once; zero: DefaultSlots
-	Logger   *slog.Logger
+	// Keep is how long a job that ended stays listed before the runner
+	// deletes it (every runner does, at most every forgetEvery); zero
+	// keeps every job.
+	Keep   time.Duration
+	Logger *slog.Logger
+}
+
+// forgetEvery bounds how often a runner deletes the jobs that ended more
+// than Keep ago: one DELETE an hour, or four per Keep where Keep is short.
+func (o RunnerOptions) forgetEvery() time.Duration {
+	return max(min(o.Keep/4, time.Hour), o.Interval)
 }
 
 // Runner claims jobs from the catalog and runs them, each under a lease
@@ -116,13 +126,19 @@ func (r *Runner) Close() error {
 	return nil
 }
 
-// loop claims jobs while it has free slots, every Interval.
+// loop claims jobs while it has free slots, every Interval, and forgets
+// the jobs that ended more than Keep ago.
 func (r *Runner) loop() {
 	defer r.wg.Done()
 	t := time.NewTicker(r.o.Interval)
 	defer t.Stop()
+	var forgot time.Time
 	for {
 		r.claim()
+		if r.o.Keep > 0 && time.Since(forgot) >= r.o.forgetEvery() {
+			forgot = time.Now()
+			r.forget(forgot.Add(-r.o.Keep))
+		}
 		select {
 		case <-r.ctx.Done():
 			return
@@ -156,6 +172,21 @@ func (r *Runner) claim() {
 			defer r.wg.Done()
 			r.run(j)
 		}()
+	}
+}
+
+// forget deletes the jobs that ended before before.
+func (r *Runner) forget(before time.Time) {
+	var n int64
+	err := r.call(func(ctx context.Context) (err error) {
+		n, err = r.o.Jobs.ForgetJobs(ctx, before)
+		return err
+	})
+	switch {
+	case err != nil && r.ctx.Err() == nil:
+		r.log.Warn("forgetting old jobs", "err", err)
+	case n > 0:
+		r.log.Info("old jobs forgotten", "jobs", n, "ended_before", before)
 	}
 }
 

@@ -109,6 +109,32 @@ func testJobs(t *testing.T, c shoal.Catalog) {
 	if all := got(c.Jobs(ctx(t), 0)).must(t); len(all) != 4 {
 		t.Errorf("Jobs(0) lists %d jobs, want all 4", len(all))
 	}
+
+	// ForgetJobs: the jobs that ended before the cut go (a done, b failed,
+	// q cancelled while queued); r, cancelled while its lease ran to
+	// lapsed+lease, stays until then; queued and running jobs stay.
+	queued := got(c.CreateJob(ctx(t), &shoal.Job{Kind: "fsck"})).must(t)
+	running := got(c.CreateJob(ctx(t), &shoal.Job{Kind: "fsck"})).must(t)
+	if j := got(c.ClaimJob(ctx(t), "r5", lapsed, lease)).must(t); j.ID != queued.ID {
+		t.Fatalf("claim = job %d, want %d", j.ID, queued.ID)
+	}
+	queued, running = running, queued // the oldest was claimed
+	forget := func(cut time.Time, want int64, gone, kept []int64) {
+		t.Helper()
+		if n := got(c.ForgetJobs(ctx(t), cut)).must(t); n != want {
+			t.Errorf("ForgetJobs(%v) = %d, want %d", cut.Sub(lapsed), n, want)
+		}
+		for _, id := range gone {
+			wantKind(t, fmt.Sprintf("job %d after ForgetJobs", id), errOf(c.Job(ctx(t), id)), shoal.KindNotFound)
+		}
+		for _, id := range kept {
+			got(c.Job(ctx(t), id)).must(t)
+		}
+	}
+	forget(lapsed, 0, nil, []int64{a.ID, b.ID, q.ID, r.ID})
+	forget(lapsed.Add(time.Second), 3, []int64{a.ID, b.ID, q.ID}, []int64{r.ID, queued.ID, running.ID})
+	forget(lapsed.Add(lease+time.Second), 1, []int64{r.ID}, []int64{queued.ID, running.ID})
+	forget(time.Now().Add(24*time.Hour), 0, nil, []int64{queued.ID, running.ID})
 }
 
 // testConcurrentClaim: several runners claiming at once take each job

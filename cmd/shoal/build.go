@@ -121,6 +121,7 @@ func newRunner(c *config.Config, cat shoal.Catalog, keys *sign.Keys, peerTLS *tl
 	return jobs.NewRunner(jobs.RunnerOptions{
 		Jobs:   cat,
 		Lease:  c.Jobs.Lease,
+		Keep:   c.Jobs.Keep,
 		Logger: log,
 		Env: jobs.Env{
 			Catalog:        cat,

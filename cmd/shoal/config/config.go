@@ -142,6 +142,7 @@ type GWConfig struct {
 type JobsConfig struct {
 	Run   bool          `mapstructure:"run" doc:"run admin jobs in this process (off: this md only records and follows them; another md runs them)"`
 	Lease time.Duration `mapstructure:"lease" doc:"a job stays its runner's this long after the runner's last heartbeat (every lease/4, at most 1s): a job whose md died is taken over and resumed by another md this long after"`
+	Keep  time.Duration `mapstructure:"keep" doc:"a job that ended (done, failed, cancelled) is listed this long, then the runners delete it with its result (0: keep every job)"`
 }
 
 type AdminConfig struct {
@@ -220,7 +221,7 @@ func Defaults() Config {
 			StripeSize: 1 * MiB,
 			Heartbeat:  2 * time.Second,
 		},
-		Jobs:  JobsConfig{Run: true, Lease: 30 * time.Second},
+		Jobs:  JobsConfig{Run: true, Lease: 30 * time.Second, Keep: 30 * 24 * time.Hour},
 		TLS:   TLSConfig{MinVersion: "1.2", Watch: 5 * time.Second},
 		Admin: AdminConfig{MD: "http://127.0.0.1:8080", Timeout: 10 * time.Minute},
 		Net: NetConfig{
@@ -329,6 +330,9 @@ func (c *Config) Validate() error {
 	// copy buffers (diskserver.MaxPackMax).
 	if c.Disk.PackMax < 0 || c.Disk.PackMax > 255*KiB {
 		return fmt.Errorf("disk.pack_max: %v must be between 0 (never) and 255KiB", c.Disk.PackMax)
+	}
+	if c.Jobs.Keep < 0 {
+		return fmt.Errorf("jobs.keep: %v must be at least 0 (0: keep every job)", c.Jobs.Keep)
 	}
 	if c.Disk.Reserve < 0 {
 		return fmt.Errorf("disk.reserve: %v must be at least 0 (0: none)", c.Disk.Reserve)
