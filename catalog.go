@@ -65,11 +65,11 @@ type Writer interface {
 	// KindQuota if one has no room (nothing is recorded then), counting
 	// one more entry where no file is at u.Path yet. With u.Flexible it
 	// may lower u.Reserve to what the quotas have left, and where none
-	// governs u.Path it sets u.Reserve to u.UnquotedMax (unless 0). It refuses, as
-	// the commit would, a path whose parent is missing (KindConflict) or
-	// a file (KindNotDir), a directory (KindIsDir) and a u.Cond that does
-	// not hold (KindPrecondition), so a caller need not read the
-	// namespace first; the commit checks all of it again.
+	// governs u.Path it sets u.Reserve to u.UnquotedMax (unless 0). It
+	// refuses, as the commit would, a path whose parent is missing
+	// (KindConflict) or a file (KindNotDir), a directory (KindIsDir) and
+	// a u.Cond that does not hold (KindPrecondition), so a caller need
+	// not read the namespace first; the commit checks all of it again.
 	BeginUpload(ctx context.Context, u *Upload) error
 
 	// FinishUpload turns a durable upload into a visible file, replacing any
