@@ -8,7 +8,8 @@
 # 100 KiB (about a batch of the catalog's log) and of 128 KiB (about a
 # pack's share), each alone and both at once: a disk that serves one flush
 # at a time shows each one slower beside the other. Written to
-# bench/results/<date>-<host>-disk-limits.md. Tunables: DIR, MB (2000).
+# bench/results/<date>-<host>-disk-limits.md. Tunables: DIR, MB (2000),
+# N (3000 writes a loop).
 source "$(dirname "$0")/lib.sh"
 DIR=${DIR:-$TMP}
 MB=${MB:-2000}

@@ -217,16 +217,16 @@ func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {
 				u.Reserve = room
 			}
 		}
-		if len(ids) == 0 && u.Flexible && u.UnquotedMax != 0 {
-			u.Reserve = u.UnquotedMax
-		}
-		if len(ids) > 0 {
+		switch {
+		case len(ids) > 0:
 			if u.Flexible && u.Reserve == 0 && want > 0 {
 				return t.quotaRefusal(ctx, op, u.Path, ids, 1, 0, 0)
 			}
 			if err := t.reserve(ctx, op, u.Path, ids, u.Reserve, a.self == nil); err != nil {
 				return err
 			}
+		case u.Flexible && u.UnquotedMax != 0:
+			u.Reserve = u.UnquotedMax // no quota to charge it to
 		}
 		_, err = t.exec(ctx, `INSERT INTO uploads (id, path, servers, object, layout, create_only, if_match, client, expires_ns, reserved, quota_dirs)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, u.Path, strings.Join(u.Servers, ","), u.Object,

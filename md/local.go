@@ -196,9 +196,7 @@ func (s *Server) putLocal(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 		return
 	}
 	b := &objhttp.Body{R: body, Want: p.length, Max: math.MaxInt64, Op: op} // handlePut bounds a chunked body by MaxPutBody
-	if u.Reserve != shoal.Unbounded {
-		b.Max, b.Reserved = u.Reserve, true
-	}
+	b.Reserve(u.Reserve)
 	r := &renewingBody{r: b, srv: s, upload: u.ID, last: now}
 	info, sums, err := s.storeLocal(u.Object, r, p.length)
 	if err != nil {

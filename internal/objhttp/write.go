@@ -106,10 +106,16 @@ func CheckSize(ctx *fasthttp.RequestCtx, op string, max, reserved int64) (*Body,
 	}
 	netguard.BodyIdle(ctx.Conn())
 	b := &Body{R: ctx.RequestBodyStream(), Want: want, Max: max, Op: op}
-	if reserved >= 0 && reserved < max {
+	b.Reserve(reserved)
+	return b, true
+}
+
+// Reserve bounds b by what md reserved for its upload, where that is
+// below b's own limit; NoLimit (negative) leaves b as it is.
+func (b *Body) Reserve(reserved int64) {
+	if reserved >= 0 && reserved < b.Max {
 		b.Max, b.Reserved = reserved, true
 	}
-	return b, true
 }
 
 // DrainBody reads and discards the body of a request answered without it
