@@ -71,11 +71,11 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) {
 		if s.macaroonRequest(ctx) {
 			return
 		}
-		ctx.SetConnectionClose()
+		objhttp.CloseUnread(ctx)
 		fail(ctx, "POST", shoal.KindNotAllowed, "POST is not supported here")
 		ctx.Response.Header.SetBytesKV(hdrAllow, valAllow)
 	default:
-		ctx.SetConnectionClose()
+		objhttp.CloseUnread(ctx)
 		fail(ctx, string(m), shoal.KindNotAllowed, "method not supported")
 		ctx.Response.Header.SetBytesKV(hdrAllow, valAllow)
 	}

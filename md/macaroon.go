@@ -7,6 +7,7 @@ import (
 
 	"shoal"
 	"shoal/dav"
+	"shoal/internal/objhttp"
 )
 
 var mediaMacaroonRequest = []byte("application/macaroon-request")
@@ -25,7 +26,7 @@ func (s *Server) macaroonRequest(ctx *fasthttp.RequestCtx) bool {
 	if !bytes.EqualFold(dav.TrimSpace(ct), mediaMacaroonRequest) {
 		return false
 	}
-	ctx.SetConnectionClose()
+	objhttp.CloseUnread(ctx)
 	fail(ctx, "POST", shoal.KindUnsupported, "macaroons are not supported here: use the bearer token (or certificate) directly")
 	return true
 }

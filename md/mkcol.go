@@ -7,6 +7,7 @@ import (
 
 	"shoal"
 	"shoal/internal/httperr"
+	"shoal/internal/objhttp"
 )
 
 // hasBody reports whether the request announces a body.
@@ -24,7 +25,7 @@ func (s *Server) handleMkcol(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if hasBody(ctx) {
-		ctx.SetConnectionClose()
+		objhttp.CloseUnread(ctx)
 		fail(ctx, "MKCOL", shoal.KindUnsupported, "MKCOL with a body is not supported")
 		return
 	}

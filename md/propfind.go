@@ -9,6 +9,7 @@ import (
 	"shoal"
 	"shoal/dav"
 	"shoal/internal/httperr"
+	"shoal/internal/objhttp"
 )
 
 // readXMLBody reads a request body of at most MaxXMLBody bytes (413
@@ -18,7 +19,7 @@ func (s *Server) readXMLBody(ctx *fasthttp.RequestCtx, op string) ([]byte, error
 	if cl := ctx.Request.Header.ContentLength(); cl == 0 || cl == -2 {
 		return nil, nil
 	} else if int64(cl) > max {
-		ctx.SetConnectionClose()
+		objhttp.CloseUnread(ctx)
 		return nil, shoal.Errorf(op, shoal.KindTooLarge, "XML body larger than %d bytes", max)
 	}
 	r := ctx.RequestBodyStream()
@@ -34,7 +35,7 @@ func (s *Server) readXMLBody(ctx *fasthttp.RequestCtx, op string) ([]byte, error
 		return nil, shoal.E(op, shoal.KindInvalid, err)
 	}
 	if int64(len(b)) > max {
-		ctx.SetConnectionClose()
+		objhttp.CloseUnread(ctx)
 		return nil, shoal.Errorf(op, shoal.KindTooLarge, "XML body larger than %d bytes", max)
 	}
 	return b, nil
@@ -57,7 +58,7 @@ func (s *Server) handlePropfind(ctx *fasthttp.RequestCtx) {
 		fail(ctx, op, shoal.KindInvalid, "Depth must be 0, 1 or infinity")
 		return
 	case depth == dav.DepthInfinity:
-		ctx.SetConnectionClose()
+		objhttp.CloseUnread(ctx)
 		httperr.SetKind(ctx, shoal.KindForbiddenDepth)
 		ctx.Response.Header.SetContentTypeBytes(dav.ContentTypeXML)
 		ctx.SetBody(dav.FiniteDepthBody)

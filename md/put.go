@@ -298,7 +298,7 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 				continue
 			}
 		}
-		ctx.SetConnectionClose()
+		objhttp.CloseUnread(ctx)
 		if lb, ok := body.(*limitedBody); ok && lb.over {
 			httperr.Write(ctx, shoal.Errorf("PUT", shoal.KindTooLarge, "body larger than %d bytes", s.opts.MaxPutBody))
 			return

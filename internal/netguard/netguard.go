@@ -95,20 +95,47 @@ func (l *Listener) release(ip string) {
 	}
 }
 
-// refuse tells c it is beyond a cap and closes it gracefully, within a
-// second: its write side first, then what the client sends is read and
-// dropped until it closes too (at most 64 KiB). Closed at once, a socket
-// with the client's request unread answers it with a reset, which can
-// destroy the 503 before the client has read it.
+// refuse tells c it is beyond a cap and closes it gently, within a
+// second (at most 64 KiB of its request read and dropped).
 func refuse(c net.Conn) {
 	c.SetDeadline(time.Now().Add(time.Second))
 	if _, err := io.WriteString(c, rejection); err == nil {
-		if cw, ok := c.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
-			io.Copy(io.Discard, io.LimitReader(c, 64<<10))
-		}
+		closeWriteAndDrain(c, 64<<10)
 	}
 	c.Close()
 }
+
+// closeWriteAndDrain closes c's write side, then reads and drops what the
+// client sends until it closes too (at most max bytes, within c's
+// deadline). Closed at once, a socket with bytes of the client's request
+// unread answers them with a reset, which can destroy the answer before
+// the client has read it, or fail the client's next send before it looks
+// for an answer (curl then reports "Send failure: Connection reset").
+func closeWriteAndDrain(c net.Conn, max int64) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
+		io.Copy(io.Discard, io.LimitReader(c, max))
+	}
+}
+
+// Linger makes the close of c (a connection from a Listener, or the TLS
+// connection over one) gentle: its answer sent, its write side is closed
+// and what the client still sends is read and dropped, for up to
+// LingerTime and LingerMax bytes, before it is closed. A handler calls
+// it when it answers without reading the whole request body (a body over
+// its limit) and closes the connection: the client, still sending, then
+// gets the answer.
+func Linger(c net.Conn) {
+	if g := guarded(c); g != nil {
+		g.linger.Store(true)
+	}
+}
+
+// LingerTime and LingerMax bound a gentle close (Linger): a client that
+// reads the answer stops sending and closes within a round trip.
+const (
+	LingerTime = 2 * time.Second
+	LingerMax  = 64 << 20
+)
 
 func hostOf(a net.Addr) string {
 	if ta, ok := a.(*net.TCPAddr); ok {
@@ -151,6 +178,7 @@ type conn struct {
 	net.Conn
 	lim      Limits
 	idleRead atomic.Bool // BodyIdle called and no SetReadDeadline since
+	linger   atomic.Bool // Linger called: Close is gentle
 	release  func()
 	once     sync.Once
 
@@ -181,18 +209,23 @@ func HeaderReceived(readIdle time.Duration) func(*fasthttp.RequestHeader) fastht
 // the server sets a deadline itself (for the next request). A handler
 // calls it before streaming a request body.
 func BodyIdle(c net.Conn) {
-	var g *conn
-	switch v := c.(type) {
-	case *conn:
-		g = v
-	case *tlsConn:
-		g = v.conn
-	}
+	g := guarded(c)
 	if g == nil || g.lim.ReadIdle <= 0 {
 		return
 	}
 	g.idleRead.Store(true)
 	g.Conn.SetReadDeadline(time.Now().Add(g.lim.ReadIdle))
+}
+
+// guarded is c's conn, if it came from a Listener; else nil.
+func guarded(c net.Conn) *conn {
+	switch v := c.(type) {
+	case *conn:
+		return v
+	case *tlsConn:
+		return v.conn
+	}
+	return nil
 }
 
 // Read gives each read, in idle mode, ReadIdle to return something: set
@@ -299,6 +332,10 @@ func (c *conn) ReadFrom(r io.Reader) (int64, error) {
 const sendChunk = 4 << 20
 
 func (c *conn) Close() error {
+	if c.linger.CompareAndSwap(true, false) {
+		c.Conn.SetDeadline(time.Now().Add(LingerTime))
+		closeWriteAndDrain(c.Conn, LingerMax)
+	}
 	c.once.Do(func() {
 		if c.release != nil {
 			c.release()

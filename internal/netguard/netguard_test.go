@@ -266,3 +266,44 @@ func TestSendfileRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestLingerAnswersAClientStillSending: a handler that answers a PUT after
+// reading a little of its body and closes the connection (a body over its
+// limit) calls Linger: the client, still sending 32 MiB, neither gets a
+// reset on its sends nor loses the answer. Closed at once, the socket
+// resets the connection (curl then fails with "Send failure").
+func TestLingerAnswersAClientStillSending(t *testing.T) {
+	addr, _ := serve(t, Limits{ReadIdle: time.Second}, func(ctx *fasthttp.RequestCtx) {
+		io.CopyN(io.Discard, ctx.RequestBodyStream(), 1<<10)
+		ctx.SetStatusCode(fasthttp.StatusRequestEntityTooLarge)
+		ctx.SetConnectionClose()
+		Linger(ctx.Conn())
+	})
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const size = 32 << 20
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	sent := make(chan error, 1)
+	go func() {
+		_, err := io.WriteString(c, "PUT /f HTTP/1.1\r\nHost: x\r\nContent-Length: 33554432\r\n\r\n")
+		piece := make([]byte, 64<<10)
+		for n := 0; err == nil && n < size; n += len(piece) {
+			_, err = c.Write(piece)
+		}
+		sent <- err
+	}()
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("reading the answer: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("status %d, want 413", res.StatusCode)
+	}
+	if err := <-sent; err != nil {
+		t.Errorf("sending the body: %v; want every send accepted (read and dropped by the server)", err)
+	}
+}

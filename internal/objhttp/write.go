@@ -59,6 +59,9 @@ func (b *Body) Read(p []byte) (int, error) {
 	}
 	if err != nil && err != io.EOF {
 		b.Failed = true
+		if shoal.IsKind(err, shoal.KindTooLarge) {
+			return n, err // a bound below b's (md's max_put_body on a chunked body)
+		}
 		return n, shoal.Errorf(b.Op, shoal.KindInvalid, "reading body: %w", err)
 	}
 	return n, err
@@ -77,11 +80,11 @@ const DrainLimit = 64 << 20
 // its bound) or has more than DrainLimit left closes the connection.
 func DrainRest(ctx *fasthttp.RequestCtx, b *Body) {
 	if b.Failed || b.Want-b.Got > DrainLimit {
-		ctx.SetConnectionClose()
+		CloseUnread(ctx)
 		return
 	}
 	if n, _ := io.CopyN(io.Discard, b.R, DrainLimit); n == DrainLimit {
-		ctx.SetConnectionClose()
+		CloseUnread(ctx)
 	}
 }
 
@@ -130,16 +133,24 @@ func DrainBody(ctx *fasthttp.RequestCtx) {
 	want := int64(ctx.Request.Header.ContentLength())
 	switch {
 	case want > DrainLimit:
-		ctx.SetConnectionClose()
+		CloseUnread(ctx)
 	case want >= 0:
 		if n, _ := io.CopyN(io.Discard, r, want); n < want {
-			ctx.SetConnectionClose()
+			CloseUnread(ctx)
 		}
 	default: // chunked: read to its end if that comes soon enough
 		if _, err := io.CopyN(io.Discard, r, DrainLimit+1); err != io.EOF {
-			ctx.SetConnectionClose()
+			CloseUnread(ctx)
 		}
 	}
+}
+
+// CloseUnread closes the connection after the answer to a request whose
+// body is left unread, gently (netguard.Linger): the client, still
+// sending it, reads the answer instead of a reset.
+func CloseUnread(ctx *fasthttp.RequestCtx) {
+	ctx.SetConnectionClose()
+	netguard.Linger(ctx.Conn())
 }
 
 // Commit sends a finished upload's commit to md and answers the PUT with
