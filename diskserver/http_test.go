@@ -237,6 +237,10 @@ func TestBodyLimit(t *testing.T) {
 	if st != 413 {
 		t.Errorf("PUT over the limit = %d, want 413", st)
 	}
+	// A partial PUT (RFC 9110 §14.5) would store the part as the object.
+	if st, _, body := do(t, "PUT", ts.signed("PUT", "b19", ""), []byte("x"), map[string]string{"Content-Range": "bytes 0-0/10"}); st != 400 || !strings.Contains(string(body), "partial") {
+		t.Errorf("PUT with Content-Range = %d %q, want 400 (partial updates are not supported)", st, body)
+	}
 	// A chunked body over the limit: the server answers 413 and closes
 	// while the client may still be writing, so the body is written by a
 	// goroutine that ignores its errors (net/http's client would report

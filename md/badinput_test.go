@@ -44,6 +44,8 @@ func TestBadInput(t *testing.T) {
 		{"MKCOL", longPath, nil, "", 414, "path longer"},
 		{"PUT", "/.shoal/x", nil, "x", 403, "reserved"},
 		{"PUT", "/nope/f", nil, "x", 409, "parent"},
+		{"PUT", "/d/f", map[string]string{"Content-Range": "bytes 0-0/7"}, "x", 400, "partial"},
+		{"PUT", "/d/new", map[string]string{"Content-Range": "bytes 0-0/*"}, "x", 400, "partial"},
 		{"MKCOL", "/d", nil, "", 405, "exists"},
 		{"PROPFIND", "/d", map[string]string{"Depth": "0"}, "<D:propfind xmlns:D='DAV:'><D:prop></D:propfind>", 400, "XML"},
 		{"PROPFIND", "/d", map[string]string{"Depth": "one"}, "", 400, "Depth"},

@@ -57,6 +57,9 @@ func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 	if err := s.checkWrite(ctx, path, false); err != nil {
 		return nil, err
 	}
+	if err := objhttp.RefusePartial(&ctx.Request.Header, op); err != nil {
+		return nil, err
+	}
 	p := &putPlan{path: path, length: int64(ctx.Request.Header.ContentLength()), client: clientID(ctx), as: urlTagOf(ctx)}
 	if p.length < -1 {
 		p.length = 0 // identity without length: a request has no body then

@@ -96,6 +96,11 @@ func DrainRest(ctx *fasthttp.RequestCtx, b *Body) {
 // is read and discarded first, a bigger one is left unread and the
 // connection closed.
 func CheckSize(ctx *fasthttp.RequestCtx, op string, max, reserved int64) (*Body, bool) {
+	if err := RefusePartial(&ctx.Request.Header, op); err != nil {
+		DrainBody(ctx)
+		httperr.Write(ctx, err)
+		return nil, false
+	}
 	want := int64(ctx.Request.Header.ContentLength())
 	if want > max {
 		DrainBody(ctx)
@@ -111,6 +116,16 @@ func CheckSize(ctx *fasthttp.RequestCtx, op string, max, reserved int64) (*Body,
 	b := &Body{R: ctx.RequestBodyStream(), Want: want, Max: max, Op: op}
 	b.Reserve(reserved)
 	return b, true
+}
+
+// RefusePartial refuses a PUT with a Content-Range: a partial update,
+// which shoal does not do (an object is written whole, once). Stored as
+// the whole file, the part would replace it (RFC 9110 §14.5: 400).
+func RefusePartial(h *fasthttp.RequestHeader, op string) error {
+	if len(h.Peek(fasthttp.HeaderContentRange)) > 0 {
+		return shoal.Errorf(op, shoal.KindInvalid, "Content-Range on a PUT: partial updates are not supported, send the whole file")
+	}
+	return nil
 }
 
 // Reserve bounds b by what md reserved for its upload, where that is
