@@ -212,7 +212,14 @@ func (n *node) wait(t *testing.T) int {
 // output and exit code.
 func run(t *testing.T, dir string, env []string, name string, args ...string) (string, int) {
 	t.Helper()
+	return runInput(t, nil, dir, env, name, args...)
+}
+
+// runInput is run with stdin as the command's standard input.
+func runInput(t *testing.T, stdin io.Reader, dir string, env []string, name string, args ...string) (string, int) {
+	t.Helper()
 	cmd := exec.Command(name, args...)
+	cmd.Stdin = stdin
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
