@@ -40,7 +40,7 @@ func TestChunkedOutsideQuotas(t *testing.T) {
 			e := newEnvLocal(t, c.mode, c.local, func(o *Options) { o.ChunkedReserve, o.MaxPutBody = 64<<10, 150_000 })
 			e.do("MKCOL", "/free", nil, nil).want(t, "MKCOL", 201, "")
 			r, _ := e.putChunked("/free/over", body)
-			r.want(t, "chunked PUT past max_put_body", 413, "")
+			r.want(t, "chunked PUT past max_put_body", 413, "150000") // the reason names the limit
 			e.do("HEAD", "/free/over", nil, nil).want(t, "HEAD of the refused PUT", 404, "")
 			r, loc := e.putChunked("/free/within", body[:100_000])
 			r.want(t, "chunked PUT past chunked_reserve, within max_put_body", 201, "")

@@ -65,7 +65,7 @@ func (s *Server) planPut(ctx *fasthttp.RequestCtx) (*putPlan, error) {
 		p.length = 0 // identity without length: a request has no body then
 	}
 	if s.opts.MaxPutBody > 0 && p.length > s.opts.MaxPutBody {
-		return nil, shoal.Errorf(op, shoal.KindTooLarge, "body larger than %d bytes", s.opts.MaxPutBody)
+		return nil, tooLarge(op, s.opts.MaxPutBody)
 	}
 	conds := requestConditions(&ctx.Request.Header)
 	if inm := dav.TrimSpace(conds.IfNoneMatch); len(inm) == 1 && inm[0] == '*' || createOnly(ctx) {
@@ -221,7 +221,7 @@ func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 		body = io.MultiReader(bytes.NewReader(head), body)
 	}
 	if p.length < 0 && s.opts.MaxPutBody > 0 {
-		body = &limitedBody{r: body, left: s.opts.MaxPutBody}
+		body = &limitedBody{r: body, left: s.opts.MaxPutBody, max: s.opts.MaxPutBody}
 	}
 	if local {
 		s.putLocal(ctx, p, body)
@@ -303,7 +303,7 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 		}
 		objhttp.CloseUnread(ctx)
 		if lb, ok := body.(*limitedBody); ok && lb.over {
-			httperr.Write(ctx, shoal.Errorf("PUT", shoal.KindTooLarge, "body larger than %d bytes", s.opts.MaxPutBody))
+			httperr.Write(ctx, tooLarge("PUT", lb.max))
 			return
 		}
 		httperr.Write(ctx, shoal.E("PUT", p.path, shoal.KindUnavailable, err))
@@ -376,11 +376,17 @@ func (c *countingReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// limitedBody fails a chunked body that grows past MaxPutBody.
+// limitedBody fails a chunked body that grows past max (md.max_put_body).
 type limitedBody struct {
 	r    io.Reader
 	left int64
+	max  int64
 	over bool
+}
+
+// tooLarge refuses a body over md.max_put_body, naming the limit.
+func tooLarge(op string, max int64) error {
+	return shoal.Errorf(op, shoal.KindTooLarge, "body larger than %d bytes (md.max_put_body)", max)
 }
 
 func (l *limitedBody) Read(b []byte) (int, error) {
@@ -388,7 +394,7 @@ func (l *limitedBody) Read(b []byte) (int, error) {
 		var one [1]byte
 		if n, _ := l.r.Read(one[:]); n > 0 {
 			l.over = true
-			return 0, shoal.Errorf("PUT", shoal.KindTooLarge, "body too large")
+			return 0, tooLarge("PUT", l.max)
 		}
 		return 0, io.EOF
 	}

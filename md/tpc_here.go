@@ -28,7 +28,7 @@ func (s *Server) pullHere(ctx *fasthttp.RequestCtx, r *tpc.Request, p *putPlan) 
 				return shoal.Sums{}, shoal.Errorf("COPY", shoal.KindTooLarge, "the source has %d bytes, more than the %d a file may have here", size, max)
 			}
 			if size < 0 {
-				body = &limitedBody{r: body, left: max}
+				body = &limitedBody{r: body, left: max, max: max}
 			}
 		}
 		return shoal.Sums{}, s.putTo(p, body)
