@@ -38,6 +38,25 @@ func NewClient(base string, keys *sign.Keys) *Client {
 // It returns the HTTP status; a status ≥ 300 is returned as an *shoal.Error
 // with the answer's kind (see ResponseError) and md's reason text.
 func (c *Client) Call(path string, in, out any) (int, error) {
+	return c.call(path, in, out, nil)
+}
+
+// Commit sends a finished upload's commit (PathCommit). md answers a
+// replacement with 204, which carries no body: the new ETag then comes
+// from the answer's header.
+func (c *Client) Commit(in CommitRequest) (CommitReply, int, error) {
+	var reply CommitReply
+	status, err := c.call(PathCommit, in, &reply, func(h *fasthttp.ResponseHeader) {
+		if reply.ETag == "" {
+			reply.ETag = string(h.Peek(fasthttp.HeaderETag))
+		}
+	})
+	return reply, status, err
+}
+
+// call is Call; header, when set, sees the answer's header after its body
+// was decoded.
+func (c *Client) call(path string, in, out any, header func(*fasthttp.ResponseHeader)) (int, error) {
 	const op = "wire.Call"
 	body, err := json.Marshal(in)
 	if err != nil {
@@ -67,6 +86,9 @@ func (c *Client) Call(path string, in, out any) (int, error) {
 		if err := json.Unmarshal(resp.Body(), out); err != nil {
 			return status, shoal.E(op, path, err)
 		}
+	}
+	if header != nil {
+		header(&resp.Header)
 	}
 	return status, nil
 }

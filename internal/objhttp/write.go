@@ -206,8 +206,7 @@ func Abort(md *wire.Client, upload string, logf func(msg string, args ...any)) {
 // status (201 new, 204 replaced), or md's refusal (its kind and reason)
 // or KindUnavailable. Undoing what was stored is the caller's.
 func CommitCall(md *wire.Client, op string, req wire.CommitRequest) (wire.CommitReply, int, error) {
-	var reply wire.CommitReply
-	status, err := md.Call(wire.PathCommit, req, &reply)
+	reply, status, err := md.Commit(req)
 	if err == nil && status != fasthttp.StatusCreated && status != fasthttp.StatusNoContent {
 		err = shoal.Errorf(op, shoal.KindUnavailable, "md answered the commit with %d", status)
 	}
