@@ -413,3 +413,58 @@ func needTool(t *testing.T, name string) string {
 	}
 	return p
 }
+
+// TestFrozenServerProxiedGET: a proxied GET of a file on a data server
+// that accepts connections but never answers (a stopped process: the
+// kernel still completes the handshake) ends with 503 after one idle
+// limit, and md asks that server once; with a second replica it is read
+// from there. Before, md's client sent the GET again up to five times,
+// each waiting the idle limit (60 s by default): davix, whose GETs auto
+// mode proxies, hung for minutes.
+func TestFrozenServerProxiedGET(t *testing.T) {
+	for _, replicas := range []int{1, 2} {
+		t.Run(fmt.Sprintf("replica:%d", replicas), func(t *testing.T) {
+			c := testsystem.New(t, func(o *md.Options) {
+				o.ServerTTL, o.ProbeInterval = time.Minute, -1 // md has not noticed
+				o.Net.Limits.ReadIdle = 300 * time.Millisecond
+			})
+			ids := c.AddDisks("r", replicas)
+			c.Pool("r", fmt.Sprintf("replica:%d", replicas), "/r")
+			files := putFiles(c, "/r", 1, 100<<10)
+			c.Kill(ids[0])
+			ln, err := net.Listen("tcp", c.Disks[ids[0]].Addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ln.Close() })
+			var asked atomic.Int32
+			go func() {
+				for {
+					conn, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					asked.Add(1)
+					go func() { io.Copy(io.Discard, conn); conn.Close() }() // reads, never answers
+				}
+			}()
+			for p, data := range files {
+				for range 8 { // md picks the first replica at random
+					st, got := c.Do("GET", c.PURL, p, nil, nil)
+					if replicas == 1 && st != http.StatusServiceUnavailable {
+						t.Fatalf("proxied GET of %s, its only replica frozen: %d %.200s; want 503", p, st, got)
+					}
+					if replicas == 2 && (st != 200 || !bytes.Equal(got, data)) {
+						t.Fatalf("proxied GET of %s, one replica frozen: %d %.200s; want 200 and the bytes", p, st, got)
+					}
+					if replicas == 1 {
+						break
+					}
+				}
+			}
+			if n := asked.Load(); n < 1 || replicas == 1 && n != 1 {
+				t.Errorf("md asked the frozen server %d times; want once", n)
+			}
+		})
+	}
+}

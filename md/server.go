@@ -271,6 +271,7 @@ func New(opts Options) (*Server, error) {
 			Dial:                     netguard.Dialer(fasthttp.Dial, opts.Net.ReadIdle),
 			DisablePathNormalizing:   true,
 			TLSConfig:                opts.PeerTLS,
+			RetryIfErr:               retryOnlyClosed,
 		},
 		stop:  make(chan struct{}),
 		local: tpc.ParseEndpoints(opts.LocalURLs),

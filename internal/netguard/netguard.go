@@ -158,6 +158,7 @@ func Dialer(dial func(addr string) (net.Conn, error), idle time.Duration) func(s
 			return nil, err
 		}
 		gc := wrap(c, Limits{ReadIdle: idle, WriteIdle: idle}, nil)
+		guarded(gc).dialed = idle > 0
 		BodyIdle(gc)
 		return gc, nil
 	}
@@ -178,9 +179,14 @@ type conn struct {
 	net.Conn
 	lim      Limits
 	idleRead atomic.Bool // BodyIdle called and no SetReadDeadline since
-	linger   atomic.Bool // Linger called: Close is gentle
-	release  func()
-	once     sync.Once
+	// dialed: a client's connection (Dialer), idle for good. fasthttp's
+	// client clears the read deadline (sets the zero time) before it
+	// reads each answer, which would end idle mode: a data server that
+	// stopped answering then held md's request for ever.
+	dialed  bool
+	linger  atomic.Bool // Linger called: Close is gentle
+	release func()
+	once    sync.Once
 
 	// moreBelow, set by FileFollows: the next write shorter than this is
 	// a header that a sendfile follows. The connection's own goroutine
@@ -239,13 +245,15 @@ func (c *conn) Read(b []byte) (int, error) {
 	return c.Conn.Read(b)
 }
 
+// SetReadDeadline ends idle mode, but on a dialed connection only while
+// t is not the zero time (no deadline means the idle one there).
 func (c *conn) SetReadDeadline(t time.Time) error {
-	c.idleRead.Store(false)
+	c.idleRead.Store(c.dialed && t.IsZero())
 	return c.Conn.SetReadDeadline(t)
 }
 
 func (c *conn) SetDeadline(t time.Time) error {
-	c.idleRead.Store(false)
+	c.idleRead.Store(c.dialed && t.IsZero())
 	return c.Conn.SetDeadline(t)
 }
 

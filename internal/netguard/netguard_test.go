@@ -3,6 +3,7 @@ package netguard
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -305,5 +306,76 @@ func TestLingerAnswersAClientStillSending(t *testing.T) {
 	}
 	if err := <-sent; err != nil {
 		t.Errorf("sending the body: %v; want every send accepted (read and dropped by the server)", err)
+	}
+}
+
+// TestDialerSilentPeer: a fasthttp client dialing through Dialer gets a
+// timeout from a server that accepts and reads the request but never
+// answers (a stopped process), after the idle limit, over a new and a
+// reused connection alike. fasthttp clears the read deadline before
+// reading each answer; that once ended idle mode and the client waited
+// for ever.
+func TestDialerSilentPeer(t *testing.T) {
+	answer := make(chan bool, 4) // true: answer the next request
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					if _, err := http.ReadRequest(br); err != nil {
+						return
+					}
+					if !<-answer {
+						io.Copy(io.Discard, br) // silent from now on
+						return
+					}
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+				}
+			}()
+		}
+	}()
+	cl := &fasthttp.Client{Dial: Dialer(fasthttp.Dial, 200*time.Millisecond), StreamResponseBody: true, MaxIdemponentCallAttempts: 1}
+	get := func() error {
+		req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		defer fasthttp.ReleaseRequest(req)
+		defer fasthttp.ReleaseResponse(resp)
+		req.SetRequestURI("http://" + ln.Addr().String() + "/x")
+		done := make(chan error, 1)
+		go func() {
+			err := cl.Do(req, resp)
+			if err == nil {
+				_, err = io.ReadAll(resp.BodyStream())
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second): // 50 idle limits: a hang
+			t.Fatal("the client still waits for a silent peer after 10 s (idle limit 200 ms)")
+			return nil
+		}
+	}
+	answer <- false
+	if err := get(); !errors.Is(err, fasthttp.ErrTimeout) {
+		t.Errorf("GET of a silent peer, new connection: %v; want a timeout", err)
+	}
+	answer <- true
+	answer <- false
+	if err := get(); err != nil {
+		t.Fatalf("GET answered: %v", err)
+	}
+	if err := get(); !errors.Is(err, fasthttp.ErrTimeout) {
+		t.Errorf("GET of a peer silent on a reused connection: %v; want a timeout", err)
 	}
 }
