@@ -94,7 +94,7 @@ func (a *Auth) authenticate(ctx context.Context, authorization []byte, secure bo
 	switch {
 	case bytes.EqualFold(scheme, schemeBearer):
 		if a.tokens == nil {
-			return statBearer, nil, shoal.Errorf("auth", shoal.KindUnauthorized, "bearer tokens are not accepted here (no issuer configured)")
+			return statBearer, nil, shoal.Errorf("token", shoal.KindUnauthorized, "bearer tokens are not accepted here (no issuer configured)")
 		}
 		p, err := a.tokens.Verify(ctx, cred)
 		return statBearer, p, err

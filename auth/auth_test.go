@@ -123,4 +123,10 @@ func TestChallenges(t *testing.T) {
 	if got := New(Config{}).Challenges(true, nil); !slices.Equal(got, []string{`Bearer realm="shoal"`}) {
 		t.Errorf("no users: %q", got)
 	}
+	// No issuer configured: a bearer token is as invalid as a bad one.
+	bare := New(Config{})
+	_, noIssuer := bare.Authenticate(context.Background(), []byte("Bearer a.b.c"), true)
+	if got := bare.Challenges(true, noIssuer); !slices.Equal(got, []string{`Bearer realm="shoal", error="invalid_token"`}) {
+		t.Errorf("a token where no issuer is configured: %q", got)
+	}
 }

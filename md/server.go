@@ -308,9 +308,15 @@ func New(opts Options) (*Server, error) {
 
 // expireLoop voids upload reservations nobody committed, so that their
 // objects reach the garbage queue.
+// expireEvery is how often md voids expired reservations and locks.
+const expireEvery = 5 * time.Second
+
 func (s *Server) expireLoop() {
 	defer s.done.Done()
-	t := time.NewTicker(s.opts.URLTTL)
+	// Every url_ttl at most, and often enough that a reservation whose
+	// body never came is given back soon after its expiry (every url_ttl
+	// alone let one hold its quota for up to twice as long).
+	t := time.NewTicker(min(s.opts.URLTTL, expireEvery))
 	defer t.Stop()
 	for {
 		select {
