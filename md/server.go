@@ -306,11 +306,11 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// expireLoop voids upload reservations nobody committed, so that their
-// objects reach the garbage queue.
 // expireEvery is how often md voids expired reservations and locks.
 const expireEvery = 5 * time.Second
 
+// expireLoop voids upload reservations nobody committed, so that their
+// objects reach the garbage queue.
 func (s *Server) expireLoop() {
 	defer s.done.Done()
 	// Every url_ttl at most, and often enough that a reservation whose
