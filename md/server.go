@@ -271,7 +271,7 @@ func New(opts Options) (*Server, error) {
 			Dial:                     netguard.Dialer(fasthttp.Dial, opts.Net.ReadIdle),
 			DisablePathNormalizing:   true,
 			TLSConfig:                opts.PeerTLS,
-			RetryIfErr:               retryOnlyClosed,
+			RetryIfErr:               netguard.RetryOnlyClosed,
 		},
 		stop:  make(chan struct{}),
 		local: tpc.ParseEndpoints(opts.LocalURLs),
