@@ -77,6 +77,8 @@ type Writer interface {
 	// garbage queue. KindNotFound if the upload is unknown or expired (the
 	// caller must then delete the objects), plus the errors of PutInline.
 	// Finishing the same upload twice is KindNotFound the second time.
+	// KindLocked if a live lock of a principal other than the upload's
+	// Client now covers its path (taken after BeginUpload).
 	FinishUpload(ctx context.Context, c *Commit, graceUntil time.Time) (*Entry, error)
 
 	// PutFile makes durable objects that no reservation announced visible

@@ -157,6 +157,11 @@ const Unbounded int64 = -1
 type Condition struct {
 	CreateOnly bool     // the path must not exist
 	IfMatch    []string // the path must be a file whose ETag is one of these ("*": any existing file)
+	// Client, when set, is who writes (a principal, or "ip:ADDR" when
+	// anonymous): Writer.PutFile then refuses with KindLocked if a live
+	// lock of another principal covers the path, one taken while the body
+	// streamed, after md checked the locks.
+	Client string
 }
 
 // Holds reports whether cond allows replacing a file with etag (""

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"shoal"
@@ -204,4 +205,43 @@ func (db *DB) CountLocks(ctx context.Context, now time.Time) (int, error) {
 		return 0, db.fail(op, "", err)
 	}
 	return n, nil
+}
+
+// lockedAgainst refuses (KindLocked) the commit of an upload to path that
+// client reserved when a live lock of another principal covers path: one
+// taken after the reservation, which md checked the locks for. A shared
+// lock passes when client holds one on the same root, as at md. An
+// anonymous client is named by its address ("ip:…"); its locks are
+// anonymous's. No client (a reservation made inside shoal): no check.
+func (t *tx) lockedAgainst(ctx context.Context, op, path, client string, now time.Time) error {
+	if client == "" {
+		return nil
+	}
+	who := client
+	if strings.HasPrefix(client, "ip:") {
+		who = shoal.Anonymous.ID
+	}
+	q, args := lockQuery(path, false, now)
+	rows, err := t.query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	locks, err := collectLocks(rows, path, false)
+	if err != nil {
+		return err
+	}
+	holds := func(root string) bool {
+		for _, l := range locks {
+			if l.Root == root && l.Principal == who {
+				return true
+			}
+		}
+		return false
+	}
+	for _, l := range locks {
+		if l.Principal != who && (l.Exclusive || !holds(l.Root)) {
+			return shoal.Errorf(op, shoal.KindLocked, "%s was locked by another principal after this upload began", l.Root)
+		}
+	}
+	return nil
 }

@@ -163,6 +163,9 @@ func (db *DB) PutFile(ctx context.Context, path string, l shoal.Layout, c *shoal
 	}
 	var e *shoal.Entry
 	err := db.inTx(ctx, op, path, func(t *tx) error {
+		if err := t.lockedAgainst(ctx, op, path, cond.Client, time.Now()); err != nil {
+			return err
+		}
 		var err error
 		e, err = t.putFile(ctx, op, path, fileData{size: c.Size, sums: c.Sums, mtime: c.MTime, layout: l.String(),
 			replicas: c.Replicas, cond: cond}, graceUntil)
@@ -245,11 +248,11 @@ func (db *DB) FinishUpload(ctx context.Context, c *shoal.Commit, graceUntil time
 	var e *shoal.Entry
 	err := db.inTx(ctx, op, "", func(t *tx) error {
 		var (
-			path, servers, object, layout, ifMatch, quotaDirs string
-			cond                                              shoal.Condition
-			expires, reserved                                 int64
+			path, servers, object, layout, ifMatch, quotaDirs, client string
+			cond                                                      shoal.Condition
+			expires, reserved                                         int64
 		)
-		const cols = `path, servers, object, layout, create_only, if_match, expires_ns, reserved, quota_dirs`
+		const cols = `path, servers, object, layout, create_only, if_match, expires_ns, reserved, quota_dirs, client`
 		// Where the database has it, one DELETE … RETURNING takes the
 		// upload (an expired one comes back when the transaction fails).
 		q := `SELECT ` + cols + ` FROM uploads WHERE id = ?` + t.db.d.lockSuffix(true)
@@ -257,7 +260,7 @@ func (db *DB) FinishUpload(ctx context.Context, c *shoal.Commit, graceUntil time
 			q = `DELETE FROM uploads WHERE id = ? RETURNING ` + cols
 		}
 		err := t.queryRow(ctx, q, c.Upload).
-			Scan(&path, &servers, &object, &layout, &cond.CreateOnly, &ifMatch, &expires, &reserved, &quotaDirs)
+			Scan(&path, &servers, &object, &layout, &cond.CreateOnly, &ifMatch, &expires, &reserved, &quotaDirs, &client)
 		if isNoRows(err) {
 			return shoal.Errorf(op, shoal.KindNotFound, "upload %s unknown or already finished", c.Upload)
 		}
@@ -267,8 +270,12 @@ func (db *DB) FinishUpload(ctx context.Context, c *shoal.Commit, graceUntil time
 		if ifMatch != "" {
 			cond.IfMatch = strings.Split(ifMatch, ",")
 		}
-		if expires < time.Now().UnixNano() {
+		now := time.Now()
+		if expires < now.UnixNano() {
 			return shoal.Errorf(op, shoal.KindNotFound, "upload %s expired", c.Upload)
+		}
+		if err := t.lockedAgainst(ctx, op, path, client, now); err != nil {
+			return err
 		}
 		if !t.db.deleteReturning {
 			res, err := t.exec(ctx, `DELETE FROM uploads WHERE id = ?`, c.Upload)
@@ -310,7 +317,7 @@ func (db *DB) FinishUpload(ctx context.Context, c *shoal.Commit, graceUntil time
 // commit cannot succeed.
 func refusesUpload(err error) bool {
 	switch shoal.KindOf(err) {
-	case shoal.KindPrecondition, shoal.KindConflict, shoal.KindIsDir, shoal.KindNotDir, shoal.KindQuota:
+	case shoal.KindPrecondition, shoal.KindConflict, shoal.KindIsDir, shoal.KindNotDir, shoal.KindQuota, shoal.KindLocked:
 		return true
 	}
 	return false

@@ -249,7 +249,9 @@ func (s *Server) putLocalStaged(ctx *fasthttp.RequestCtx, st shoal.StagedCreator
 	} else {
 		synced <- nil
 	}
-	e, err := s.cat.PutFile(s.base, p.path, pool.Layout, s.localCommit(id, info, sums), p.cond, time.Now().Add(s.opts.URLTTL))
+	cond := p.cond
+	cond.Client = p.client // a lock taken while the body streamed stops the commit
+	e, err := s.cat.PutFile(s.base, p.path, pool.Layout, s.localCommit(id, info, sums), cond, time.Now().Add(s.opts.URLTTL))
 	serr := <-synced
 	if err != nil {
 		s.opts.LocalStore.Remove(s.base, id)

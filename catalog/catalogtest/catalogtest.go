@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"Locks", testLocks},
 		{"LockLimits", testLockLimits},
 		{"ConcurrentLocks", testConcurrentLocks},
+		{"LockedCommit", testLockedCommit},
 		{"Jobs", testJobs},
 		{"ConcurrentClaimJob", testConcurrentClaim},
 		{"QuotaSet", testQuotaSet},

@@ -136,3 +136,58 @@ func testConcurrentLocks(t *testing.T, c shoal.Catalog) {
 		t.Errorf("%d concurrent exclusive locks granted, want 1", wins)
 	}
 }
+
+// testLockedCommit: a lock another principal takes on a path after an
+// upload there was reserved stops the upload's commit (KindLocked,
+// nothing visible, the upload gone); the uploader's own lock, a shared
+// lock beside one the uploader holds, and an anonymous client (named by
+// its address) under an anonymous lock do not.
+func testLockedCommit(t *testing.T, c shoal.Catalog) {
+	now := time.Now()
+	none := shoal.LockLimits{}
+	mkdir(t, c, "/lc")
+	begin := func(id, path, client string) {
+		t.Helper()
+		ok(t, c.BeginUpload(ctx(t), &shoal.Upload{ID: id, Path: path, Servers: []string{"s1"}, Object: "o" + id,
+			Layout: shoal.DefaultLayout, Expires: time.Now().Add(time.Hour), Client: client}))
+	}
+	finish := func(id string) error {
+		_, err := c.FinishUpload(ctx(t), &shoal.Commit{Upload: id, Size: 1, Sums: shoal.Sums{Adler32: 1}, MTime: t0,
+			Replicas: []shoal.Replica{{Server: "s1", Object: "o" + id, Size: 1, Sum: 1}}}, grace)
+		return err
+	}
+	begin("1c01", "/lc/a", "user:bob")
+	begin("1c02", "/lc/b", "user:ann")
+	begin("1c03", "/lc/c", "ip:127.0.0.1")
+	ok(t, c.CreateLock(ctx(t), newLock("la", "/lc", true, true, "user:ann", now), none, now))
+	wantKind(t, "commit under a lock taken since by another principal", finish("1c01"), shoal.KindLocked)
+	wantMissing(t, c, "/lc/a")
+	wantKind(t, "the refused upload again", finish("1c01"), shoal.KindNotFound)
+	ok(t, finish("1c02")) // ann's own lock
+	wantKind(t, "an anonymous commit under ann's lock", finish("1c03"), shoal.KindLocked)
+
+	mkdir(t, c, "/ls")
+	begin("1c04", "/ls/a", "user:bob")
+	begin("1c05", "/ls/b", "ip:192.0.2.1")
+	ok(t, c.CreateLock(ctx(t), newLock("lb", "/ls", true, false, "user:ann", now), none, now))
+	ok(t, c.CreateLock(ctx(t), newLock("lc", "/ls", true, false, "user:bob", now), none, now))
+	ok(t, c.CreateLock(ctx(t), newLock("ld", "/ls/b", false, false, "anonymous", now), none, now))
+	ok(t, finish("1c04")) // shared: bob holds one on /ls too
+	wantKind(t, "anonymous under shared locks of ann and bob", finish("1c05"), shoal.KindLocked)
+
+	mkdir(t, c, "/lx")
+	begin("1c06", "/lx/a", "ip:192.0.2.1")
+	ok(t, c.CreateLock(ctx(t), newLock("le", "/lx/a", false, true, "anonymous", now), none, now))
+	ok(t, finish("1c06")) // anonymous's own lock
+
+	// PutFile (a staged create) checks the same for its Condition.Client.
+	put := func(path, client string) error {
+		_, err := c.PutFile(ctx(t), path, shoal.DefaultLayout, &shoal.Commit{Size: 1, Sums: shoal.Sums{Adler32: 1}, MTime: t0,
+			Replicas: []shoal.Replica{{Server: "s1", Object: "p" + client, Size: 1, Sum: 1}}}, shoal.Condition{Client: client}, grace)
+		return err
+	}
+	wantKind(t, "PutFile by bob under ann's lock", put("/lc/p", "user:bob"), shoal.KindLocked)
+	wantMissing(t, c, "/lc/p")
+	ok(t, put("/lc/p", "user:ann"))
+	ok(t, put("/lc/q", "")) // no client: no check
+}
