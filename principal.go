@@ -90,6 +90,26 @@ type Principal struct {
 // Anonymous is the principal of a request without credentials.
 var Anonymous = &Principal{Kind: PrincipalAnonymous, ID: "anonymous"}
 
+// ClientOf names who asks, for limits counted per client (an upload's
+// Client): a principal's ID, or "ip:ADDR" for anonymous, whose requests
+// one address shares.
+func ClientOf(principalID, addr string) string {
+	if principalID != Anonymous.ID {
+		return principalID
+	}
+	return anonymousClient + addr
+}
+
+// PrincipalOfClient is the principal ID a ClientOf name stands for.
+func PrincipalOfClient(client string) string {
+	if strings.HasPrefix(client, anonymousClient) {
+		return Anonymous.ID
+	}
+	return client
+}
+
+const anonymousClient = "ip:"
+
 // IsCapability reports whether the principal is a token whose storage
 // scopes alone decide its rights.
 func (p *Principal) IsCapability() bool { return p.Kind == PrincipalToken && len(p.Scopes) > 0 }

@@ -3,7 +3,6 @@ package catalog
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"time"
 
 	"shoal"
@@ -217,10 +216,7 @@ func (t *tx) lockedAgainst(ctx context.Context, op, path, client string, now tim
 	if client == "" {
 		return nil
 	}
-	who := client
-	if strings.HasPrefix(client, "ip:") {
-		who = shoal.Anonymous.ID
-	}
+	who := shoal.PrincipalOfClient(client)
 	q, args := lockQuery(path, false, now)
 	rows, err := t.query(ctx, q, args...)
 	if err != nil {

@@ -31,10 +31,7 @@ func principalID(ctx *fasthttp.RequestCtx) string { return principalOf(ctx).ID }
 // clientID is who a request comes from, for per-client limits: its
 // principal, or its address when anonymous.
 func clientID(ctx *fasthttp.RequestCtx) string {
-	if id := principalID(ctx); id != shoal.Anonymous.ID {
-		return id
-	}
-	return "ip:" + ctx.RemoteIP().String()
+	return shoal.ClientOf(principalID(ctx), ctx.RemoteIP().String())
 }
 
 // checkWrite enforces the If header (412 when it evaluates false) and
