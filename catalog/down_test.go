@@ -55,59 +55,8 @@ func TestMariaDBDownIsUnavailable(t *testing.T) {
 	defer db.Close()
 	ctx := context.Background()
 	now := time.Now()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	_, err = db.Mkdir(ctx, "/d", now)
-	must(err)
-	_, err = db.Mkdir(ctx, "/d/sub", now)
-	must(err)
-	_, err = db.PutInline(ctx, "/d/sub/f", []byte("hello"), shoal.Sums{}, now, shoal.Condition{}, now)
-	must(err)
-	_, err = db.PutInline(ctx, "/g", []byte("world"), shoal.Sums{}, now, shoal.Condition{}, now)
-	must(err)
-	must(db.PatchProps(ctx, "/g", []shoal.Prop{{Space: "urn:x", Name: "a", Value: "1"}}, nil))
-	must(db.PutServer(ctx, &shoal.Server{ID: "s1", URL: "http://127.0.0.1:1", Pool: "default", State: shoal.ServerActive, Free: 1, Total: 2, LastSeen: now}))
-	// Fill the pool with idle connections that will all be dead.
-	for range 20 {
-		go db.Stat(ctx, "/d/sub/f")
-	}
-	before := treeOf(t, db)
-
-	calls := []struct {
-		name string
-		fn   func(ctx context.Context) error
-	}{
-		{"Stat", func(ctx context.Context) error { _, err := db.Stat(ctx, "/d/sub/f"); return err }},
-		{"Stat missing", func(ctx context.Context) error { _, err := db.Stat(ctx, "/nope/x"); return err }},
-		{"List", func(ctx context.Context) error { _, err := db.List(ctx, "/d"); return err }},
-		{"Mkdir", func(ctx context.Context) error { _, err := db.Mkdir(ctx, "/new", now); return err }},
-		{"PutInline", func(ctx context.Context) error {
-			_, err := db.PutInline(ctx, "/d/sub/f", []byte("changed"), shoal.Sums{}, now, shoal.Condition{}, now)
-			return err
-		}},
-		{"Remove", func(ctx context.Context) error { return db.Remove(ctx, "/d", now) }},
-		{"Move", func(ctx context.Context) error { _, err := db.Move(ctx, "/d", "/e", false, now); return err }},
-		{"Copy", func(ctx context.Context) error { _, err := db.Copy(ctx, "/d", "/c", false, now); return err }},
-		{"Props", func(ctx context.Context) error { _, err := db.Props(ctx, "/g"); return err }},
-		{"PatchProps", func(ctx context.Context) error {
-			return db.PatchProps(ctx, "/g", []shoal.Prop{{Space: "urn:x", Name: "b", Value: "2"}}, nil)
-		}},
-		{"BeginUpload", func(ctx context.Context) error {
-			return db.BeginUpload(ctx, &shoal.Upload{ID: "u1", Path: "/up", Servers: []string{"s1"}, Object: "o1",
-				Layout: shoal.DefaultLayout, Expires: now.Add(time.Hour)})
-		}},
-		{"ExpireUploads", func(ctx context.Context) error { _, err := db.ExpireUploads(ctx, now); return err }},
-		{"Servers", func(ctx context.Context) error { _, err := db.Servers(ctx); return err }},
-		{"PutServer", func(ctx context.Context) error {
-			return db.PutServer(ctx, &shoal.Server{ID: "s2", URL: "http://127.0.0.1:2", Pool: "default", State: shoal.ServerActive, LastSeen: now})
-		}},
-		{"Garbage", func(ctx context.Context) error { _, err := db.Garbage(ctx, "s1", now, 10); return err }},
-		{"Usage", func(ctx context.Context) error { _, _, err := db.Usage(ctx, "/"); return err }},
-	}
+	before := seedDown(t, db, now)
+	calls := downCalls(db, now)
 	// A hung server: every call ends with its context's deadline, as
 	// KindUnavailable.
 	maria.Pause()
@@ -153,5 +102,119 @@ func TestMariaDBDownIsUnavailable(t *testing.T) {
 	}
 	if e, err := db.Stat(ctx, "/e/sub/f"); err != nil || string(e.Inline) != "hello" {
 		t.Errorf("Stat after restart = %v, %v", e, err)
+	}
+}
+
+// A hung server ends calls whose context has no deadline (md's: it
+// passes its server's lifetime) after CallTimeout, as KindUnavailable,
+// including calls queued for a connection behind others that wait; the
+// namespace is unchanged and the same *DB works once the server is back.
+func TestMariaDBHungEndsUndeadlinedCalls(t *testing.T) {
+	maria := testsvc.StartMariaDB(t)
+	db, err := catalog.Open(context.Background(), catalog.Options{DSN: maria.DSN,
+		MaxOpenConns: 4, CallTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	now := time.Now()
+	before := seedDown(t, db, now)
+	calls := downCalls(db, now)
+
+	maria.Pause()
+	defer maria.Resume() // before Close, which would wait on a hung server
+	// Twice the pool's size of each call at once: half of them wait for a
+	// connection, then dial a server that does not answer.
+	errs := make(chan error, 8*len(calls))
+	for _, c := range calls {
+		for range 8 {
+			go func() { errs <- fmt.Errorf("%s: %w", c.name, c.fn(ctx)) }()
+		}
+	}
+	guard := time.After(30 * time.Second) // a hang, not a speed bound
+	for range cap(errs) {
+		select {
+		case err := <-errs:
+			if !shoal.IsKind(err, shoal.KindUnavailable) {
+				t.Errorf("with MariaDB hung and no deadline: %v (kind %v), want KindUnavailable", err, shoal.KindOf(err))
+			}
+		case <-guard:
+			t.Fatal("catalog calls without a deadline still hang on a hung MariaDB after 30 s")
+		}
+	}
+	maria.Resume()
+	if after := treeOf(t, db); after != before {
+		t.Errorf("calls that timed out changed the namespace:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	if _, err := db.Mkdir(ctx, "/new", now); err != nil {
+		t.Errorf("Mkdir after resume: %v", err)
+	}
+}
+
+// downCall is one catalog call of those the down tests make fail.
+type downCall struct {
+	name string
+	fn   func(ctx context.Context) error
+}
+
+// seedDown fills db with what downCalls reach and returns its tree.
+func seedDown(t *testing.T, db *catalog.DB, now time.Time) string {
+	t.Helper()
+	ctx := context.Background()
+	var err error
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = db.Mkdir(ctx, "/d", now)
+	must(err)
+	_, err = db.Mkdir(ctx, "/d/sub", now)
+	must(err)
+	_, err = db.PutInline(ctx, "/d/sub/f", []byte("hello"), shoal.Sums{}, now, shoal.Condition{}, now)
+	must(err)
+	_, err = db.PutInline(ctx, "/g", []byte("world"), shoal.Sums{}, now, shoal.Condition{}, now)
+	must(err)
+	must(db.PatchProps(ctx, "/g", []shoal.Prop{{Space: "urn:x", Name: "a", Value: "1"}}, nil))
+	must(db.PutServer(ctx, &shoal.Server{ID: "s1", URL: "http://127.0.0.1:1", Pool: "default", State: shoal.ServerActive, Free: 1, Total: 2, LastSeen: now}))
+	// Fill the pool with idle connections that will all be dead.
+	for range 20 {
+		go db.Stat(ctx, "/d/sub/f")
+	}
+	return treeOf(t, db)
+}
+
+// downCalls is a call of every kind: reads, group-committed writes, tree
+// operations, uploads, servers, garbage and quotas.
+func downCalls(db *catalog.DB, now time.Time) []downCall {
+	return []downCall{
+		{"Stat", func(ctx context.Context) error { _, err := db.Stat(ctx, "/d/sub/f"); return err }},
+		{"Stat missing", func(ctx context.Context) error { _, err := db.Stat(ctx, "/nope/x"); return err }},
+		{"List", func(ctx context.Context) error { _, err := db.List(ctx, "/d"); return err }},
+		{"Mkdir", func(ctx context.Context) error { _, err := db.Mkdir(ctx, "/new", now); return err }},
+		{"PutInline", func(ctx context.Context) error {
+			_, err := db.PutInline(ctx, "/d/sub/f", []byte("changed"), shoal.Sums{}, now, shoal.Condition{}, now)
+			return err
+		}},
+		{"Remove", func(ctx context.Context) error { return db.Remove(ctx, "/d", now) }},
+		{"Move", func(ctx context.Context) error { _, err := db.Move(ctx, "/d", "/e", false, now); return err }},
+		{"Copy", func(ctx context.Context) error { _, err := db.Copy(ctx, "/d", "/c", false, now); return err }},
+		{"Props", func(ctx context.Context) error { _, err := db.Props(ctx, "/g"); return err }},
+		{"PatchProps", func(ctx context.Context) error {
+			return db.PatchProps(ctx, "/g", []shoal.Prop{{Space: "urn:x", Name: "b", Value: "2"}}, nil)
+		}},
+		{"BeginUpload", func(ctx context.Context) error {
+			return db.BeginUpload(ctx, &shoal.Upload{ID: "u1", Path: "/up", Servers: []string{"s1"}, Object: "o1",
+				Layout: shoal.DefaultLayout, Expires: now.Add(time.Hour)})
+		}},
+		{"ExpireUploads", func(ctx context.Context) error { _, err := db.ExpireUploads(ctx, now); return err }},
+		{"Servers", func(ctx context.Context) error { _, err := db.Servers(ctx); return err }},
+		{"PutServer", func(ctx context.Context) error {
+			return db.PutServer(ctx, &shoal.Server{ID: "s2", URL: "http://127.0.0.1:2", Pool: "default", State: shoal.ServerActive, LastSeen: now})
+		}},
+		{"Garbage", func(ctx context.Context) error { _, err := db.Garbage(ctx, "s1", now, 10); return err }},
+		{"Usage", func(ctx context.Context) error { _, _, err := db.Usage(ctx, "/"); return err }},
 	}
 }

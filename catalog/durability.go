@@ -19,6 +19,8 @@ func (db *DB) Durability(ctx context.Context) (durable bool, how string, err err
 		}
 		return mode >= 2, fmt.Sprintf("SQLite WAL, synchronous=%d (2: FULL, the WAL is fsync'd at every commit)", mode), nil
 	}
+	ctx, cancel := db.bounded(ctx)
+	defer cancel()
 	var v int
 	if err := db.read.QueryRowContext(ctx, `SELECT @@innodb_flush_log_at_trx_commit`).Scan(&v); err != nil {
 		return false, "", db.fail("catalog.Durability", "", err)

@@ -123,7 +123,11 @@ func (c *committer) run(ctx context.Context, op, path string, alone bool, fn fun
 	if err := ctx.Err(); err != nil {
 		return shoal.E(op, path, shoal.KindUnavailable, err)
 	}
-	m := &member{ctx: ctx, fn: fn, alone: alone, done: make(chan struct{})}
+	// The wait in the queue counts towards the call's bound: behind
+	// batches that a hung server holds, the queue would not move.
+	bctx, cancel := c.db.bounded(ctx)
+	defer cancel()
+	m := &member{ctx: bctx, fn: fn, alone: alone, done: make(chan struct{})}
 	c.mu.Lock()
 	closed := c.ctx.Err() != nil
 	if !closed {
@@ -136,9 +140,9 @@ func (c *committer) run(ctx context.Context, op, path string, alone bool, fn fun
 	c.poke()
 	select {
 	case <-m.done:
-	case <-ctx.Done():
+	case <-bctx.Done():
 		if m.state.CompareAndSwap(int32(queued), int32(withdrawn)) {
-			return shoal.E(op, path, shoal.KindUnavailable, ctx.Err())
+			return shoal.E(op, path, shoal.KindUnavailable, bctx.Err())
 		}
 		// Taken into a batch: its outcome comes with the batch's commit,
 		// which this caller must report whatever it is.

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"database/sql"
 	"time"
 
 	"shoal"
@@ -53,7 +52,7 @@ func (db *DB) ListPage(ctx context.Context, dir, after string, limit int, props 
 
 // scanListRows reads rows of listCols, children of d, into entries
 // allocated together (one allocation per page, not per row).
-func scanListRows(rows *sql.Rows, d *shoal.Entry, max int) ([]*shoal.Entry, error) {
+func scanListRows(rows rowSet, d *shoal.Entry, max int) ([]*shoal.Entry, error) {
 	defer rows.Close()
 	slab := make([]shoal.Entry, 0, max)
 	var out []*shoal.Entry

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"database/sql"
 	"time"
 
 	"shoal"
@@ -38,7 +37,7 @@ func lockQuery(path string, below bool, now time.Time) (string, []any) {
 	return q + `)`, hashes
 }
 
-func collectLocks(rows *sql.Rows, path string, below bool) ([]shoal.Lock, error) {
+func collectLocks(rows rowSet, path string, below bool) ([]shoal.Lock, error) {
 	defer rows.Close()
 	var out []shoal.Lock
 	for rows.Next() {

@@ -32,6 +32,10 @@ const (
 	DefaultConnMaxLifetime = 5 * time.Minute
 	DefaultBusyTimeout     = 10 * time.Second
 	DefaultTxRetries       = 5
+	// DefaultCallTimeout is long enough for any transaction or query
+	// shoal sends (big tree operations run in chunks) to a loaded server,
+	// short enough that a client retrying after the 503 beats waiting.
+	DefaultCallTimeout = 30 * time.Second
 )
 
 // Options configure Open.
@@ -43,7 +47,13 @@ type Options struct {
 	MaxIdleConns    int           // idle connections kept; zero: MaxOpenConns
 	ConnMaxLifetime time.Duration // recycle connections after this
 	BusyTimeout     time.Duration // SQLite: how long a writer waits for the lock
-	TxRetries       int           // times a transaction is re-run after a deadlock
+	// CallTimeout (MySQL) bounds each query, and each attempt of a write
+	// transaction, waiting for a connection included: past it the call
+	// ends with KindUnavailable (a hung server, a network that drops
+	// packets). Waiting for a large tree operation to let go of a path
+	// does not count; Open's migrations are exempt.
+	CallTimeout time.Duration
+	TxRetries   int // times a transaction is re-run after a deadlock
 	// SoloCommits turns group commit off: every write transaction then
 	// commits alone, on its own connection (see committer).
 	SoloCommits bool
@@ -88,6 +98,9 @@ func (o *Options) setDefaults(d dialect) {
 	}
 	if o.BusyTimeout <= 0 {
 		o.BusyTimeout = DefaultBusyTimeout
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
 	}
 	if o.TxRetries <= 0 {
 		o.TxRetries = DefaultTxRetries

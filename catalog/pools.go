@@ -141,6 +141,8 @@ func (db *DB) SetDirPool(ctx context.Context, dir, pool string) error {
 // tier learns from it that every file goes to the default pool).
 func (db *DB) PoolMappings(ctx context.Context) (int, error) {
 	var n int
+	ctx, cancel := db.bounded(ctx)
+	defer cancel()
 	db.trips.Add(1)
 	if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM dir_pools`).Scan(&n); err != nil {
 		return 0, db.fail("catalog.PoolMappings", "", err)

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"database/sql"
 	"sort"
 	"strconv"
 
@@ -11,7 +10,7 @@ import (
 
 const quotaCols = `e.path, q.bytes_limit, q.files_limit, q.used_bytes, q.used_files, q.reserved`
 
-func scanQuotas(rows *sql.Rows) ([]shoal.Quota, error) {
+func scanQuotas(rows rowSet) ([]shoal.Quota, error) {
 	defer rows.Close()
 	var out []shoal.Quota
 	for rows.Next() {

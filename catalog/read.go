@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"database/sql"
 	"slices"
 	"time"
 
@@ -23,13 +22,13 @@ const statSQL = `SELECT ` + entryCols + ` FROM entries WHERE path_hash = ?`
 const statHiddenSQL = `SELECT ` + entryCols + `, EXISTS (SELECT 1 FROM tree_ops WHERE hidden = 1) FROM entries WHERE path_hash = ?`
 
 // scanEntries reads rows of entryCols, one Entry per row.
-func scanEntries(rows *sql.Rows) ([]*shoal.Entry, error) {
+func scanEntries(rows rowSet) ([]*shoal.Entry, error) {
 	return scanEntriesExtra(rows, nil)
 }
 
 // scanEntriesExtra is scanEntries for rows with one more column after
 // entryCols, scanned into extra (the same value for every row).
-func scanEntriesExtra(rows *sql.Rows, extra any) ([]*shoal.Entry, error) {
+func scanEntriesExtra(rows rowSet, extra any) ([]*shoal.Entry, error) {
 	defer rows.Close()
 	var out []*shoal.Entry
 	for rows.Next() {
@@ -87,6 +86,8 @@ func nonEmpty(b []byte) []byte {
 func (db *DB) Stat(ctx context.Context, path string) (*shoal.Entry, error) {
 	const op = "catalog.Stat"
 	db.trips.Add(1)
+	ctx, cancel := db.bounded(ctx)
+	defer cancel()
 	rows, err := db.statStmt.QueryContext(ctx, pathHash(path))
 	if err != nil {
 		return nil, db.fail(op, path, err)

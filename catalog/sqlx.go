@@ -69,12 +69,57 @@ func (t *tx) queryRow(_ context.Context, q string, args ...any) *sql.Row {
 	return t.tx.QueryRowContext(ctx, q, args...)
 }
 
-func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	db.trips.Add(1)
-	if s := db.readStmts.get(ctx, q); s != nil {
-		return s.QueryContext(ctx, args...)
+// bounded gives a call to a MySQL server a deadline of CallTimeout at
+// most: md passes its server's lifetime as the context (so that long
+// tree operations are not cut), and a hung server or a network that
+// drops packets would otherwise hold the call, and every call queued
+// for a connection behind it, for ever. SQLite runs in this process and
+// has nothing to hang on; a deadline there would cost modernc's driver a
+// goroutine per statement.
+func (db *DB) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	if db.d.name() == "sqlite" {
+		return ctx, func() {}
 	}
-	return db.read.QueryContext(ctx, q, args...)
+	return context.WithTimeout(ctx, db.opts.CallTimeout)
+}
+
+// rowSet is what the scanners read: *sql.Rows (in a transaction) or
+// *rows.
+type rowSet interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close() error
+}
+
+// rows are a query's rows; Close ends the query's deadline too.
+type rows struct {
+	*sql.Rows
+	cancel context.CancelFunc
+}
+
+func (r *rows) Close() error {
+	err := r.Rows.Close()
+	r.cancel()
+	return err
+}
+
+// query runs a read, bounded (see bounded) until its rows are closed.
+func (db *DB) query(ctx context.Context, q string, args ...any) (*rows, error) {
+	db.trips.Add(1)
+	ctx, cancel := db.bounded(ctx)
+	var rs *sql.Rows
+	var err error
+	if s := db.readStmts.get(ctx, q); s != nil {
+		rs, err = s.QueryContext(ctx, args...)
+	} else {
+		rs, err = db.read.QueryContext(ctx, q, args...)
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &rows{rs, cancel}, nil
 }
 
 // inTx runs fn in a write transaction, committing if it returns nil. A
@@ -145,6 +190,8 @@ func (db *DB) soloTx(ctx context.Context, op, path string, fn func(t *tx) error)
 }
 
 func (db *DB) tryTx(ctx context.Context, fn func(t *tx) error) error {
+	ctx, cancel := db.bounded(ctx)
+	defer cancel()
 	db.trips.Add(1)
 	stx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {

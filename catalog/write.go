@@ -3,7 +3,6 @@ package catalog
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"strings"
 	"time"
 
@@ -412,7 +411,7 @@ type pending struct {
 
 const pendingCols = `id, servers, object, reserved, quota_dirs`
 
-func scanPending(rows *sql.Rows) ([]pending, error) {
+func scanPending(rows rowSet) ([]pending, error) {
 	defer rows.Close()
 	var out []pending
 	for rows.Next() {

@@ -32,6 +32,7 @@ func openCatalog(ctx context.Context, c *config.Config, sole bool, log *slog.Log
 		MaxIdleConns:    c.Catalog.MaxIdleConns,
 		ConnMaxLifetime: c.Catalog.ConnMaxLifetime,
 		BusyTimeout:     c.Catalog.BusyTimeout,
+		CallTimeout:     c.Catalog.CallTimeout,
 		SoloCommits:     !c.Catalog.GroupCommit,
 		WriteBatches:    c.Catalog.WriteBatches,
 	})

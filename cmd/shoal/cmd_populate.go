@@ -64,7 +64,7 @@ func runPopulate(cmd *cobra.Command, _ []string) error {
 	}
 	ctx := cmd.Context()
 	db, err := catalog.Open(ctx, catalog.Options{DSN: c.Catalog.DSN, MaxOpenConns: c.Catalog.MaxOpenConns,
-		MaxIdleConns: c.Catalog.MaxIdleConns, ConnMaxLifetime: c.Catalog.ConnMaxLifetime, BusyTimeout: c.Catalog.BusyTimeout})
+		MaxIdleConns: c.Catalog.MaxIdleConns, ConnMaxLifetime: c.Catalog.ConnMaxLifetime, BusyTimeout: c.Catalog.BusyTimeout, CallTimeout: c.Catalog.CallTimeout})
 	if err != nil {
 		return err
 	}

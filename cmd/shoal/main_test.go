@@ -82,6 +82,7 @@ func TestDefaultsMatchPackages(t *testing.T) {
 		{"catalog.max_idle_conns", d.Catalog.MaxIdleConns, 0},
 		{"catalog.conn_max_lifetime", d.Catalog.ConnMaxLifetime, catalog.DefaultConnMaxLifetime},
 		{"catalog.busy_timeout", d.Catalog.BusyTimeout, catalog.DefaultBusyTimeout},
+		{"catalog.call_timeout", d.Catalog.CallTimeout, catalog.DefaultCallTimeout},
 		{"catalog.write_batches", d.Catalog.WriteBatches, catalog.DefaultWriteBatches},
 		{"cache.l1_entries", d.Cache.L1Entries, cache.DefaultL1Size},
 		{"cache.l1_ttl", d.Cache.L1TTL, cache.DefaultL1TTL},

@@ -99,6 +99,7 @@ type CatalogConfig struct {
 	MaxIdleConns    int           `mapstructure:"max_idle_conns" doc:"idle connections kept open (0: max_open_conns)"`
 	ConnMaxLifetime time.Duration `mapstructure:"conn_max_lifetime" doc:"connections are recycled after this"`
 	BusyTimeout     time.Duration `mapstructure:"busy_timeout" doc:"SQLite: how long a writer waits for the lock"`
+	CallTimeout     time.Duration `mapstructure:"call_timeout" doc:"MySQL: the longest one query, or one attempt of a write transaction, may take, waiting for a connection included; past it md answers 503 (a hung server, or a network that drops packets). Waits for a large tree operation do not count"`
 	GroupCommit     bool          `mapstructure:"group_commit" doc:"concurrent writes share one SQL transaction and one durable commit (each in its own savepoint)"`
 	WriteBatches    int           `mapstructure:"write_batches" doc:"MySQL: shared write transactions in flight at once, each on its own connection (SQLite: always 1)"`
 }
@@ -196,6 +197,7 @@ func Defaults() Config {
 			MaxIdleConns:    0, // as many as MaxOpenConns
 			ConnMaxLifetime: 5 * time.Minute,
 			BusyTimeout:     10 * time.Second,
+			CallTimeout:     30 * time.Second,
 			GroupCommit:     true,
 			WriteBatches:    4,
 		},
@@ -270,6 +272,7 @@ func (c *Config) Validate() error {
 		positive("md.upload_ttl", c.MD.UploadTTL),
 		positive("catalog.conn_max_lifetime", c.Catalog.ConnMaxLifetime),
 		positive("catalog.busy_timeout", c.Catalog.BusyTimeout),
+		positive("catalog.call_timeout", c.Catalog.CallTimeout),
 		positive("cache.l1_ttl", c.Cache.L1TTL),
 		positive("cache.ttl", c.Cache.TTL),
 		positive("cache.negative_ttl", c.Cache.NegativeTTL),
