@@ -47,15 +47,8 @@ func treeOf(t *testing.T, c shoal.Catalog) string {
 // prepared statement or pooled connection stays pinned to the dead
 // server).
 func TestMariaDBDownIsUnavailable(t *testing.T) {
-	maria := testsvc.StartMariaDB(t)
-	db, err := catalog.Open(context.Background(), catalog.Options{DSN: maria.DSN})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	maria, db, now, before := startDown(t, catalog.Options{})
 	ctx := context.Background()
-	now := time.Now()
-	before := seedDown(t, db, now)
 	calls := downCalls(db, now)
 	// A hung server: every call ends with its context's deadline, as
 	// KindUnavailable.
@@ -110,20 +103,11 @@ func TestMariaDBDownIsUnavailable(t *testing.T) {
 // including calls queued for a connection behind others that wait; the
 // namespace is unchanged and the same *DB works once the server is back.
 func TestMariaDBHungEndsUndeadlinedCalls(t *testing.T) {
-	maria := testsvc.StartMariaDB(t)
-	db, err := catalog.Open(context.Background(), catalog.Options{DSN: maria.DSN,
-		MaxOpenConns: 4, CallTimeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	maria, db, now, before := startDown(t, catalog.Options{MaxOpenConns: 4, CallTimeout: 300 * time.Millisecond})
 	ctx := context.Background()
-	now := time.Now()
-	before := seedDown(t, db, now)
 	calls := downCalls(db, now)
 
 	maria.Pause()
-	defer maria.Resume() // before Close, which would wait on a hung server
 	// Twice the pool's size of each call at once: half of them wait for a
 	// connection, then dial a server that does not answer.
 	errs := make(chan error, 8*len(calls))
@@ -150,6 +134,24 @@ func TestMariaDBHungEndsUndeadlinedCalls(t *testing.T) {
 	if _, err := db.Mkdir(ctx, "/new", now); err != nil {
 		t.Errorf("Mkdir after resume: %v", err)
 	}
+}
+
+// startDown opens a catalog with opts on a private MariaDB, seeded by
+// seedDown; it returns the time it seeded at and the tree.
+func startDown(t *testing.T, opts catalog.Options) (*testsvc.MariaDBProcess, *catalog.DB, time.Time, string) {
+	t.Helper()
+	maria := testsvc.StartMariaDB(t)
+	opts.DSN = maria.DSN
+	db, err := catalog.Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Resume before Close: Close waits for the connections of a paused
+	// server (cleanups run last-registered first).
+	t.Cleanup(func() { db.Close() })
+	t.Cleanup(maria.Resume)
+	now := time.Now()
+	return maria, db, now, seedDown(t, db, now)
 }
 
 // downCall is one catalog call of those the down tests make fail.

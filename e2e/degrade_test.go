@@ -7,14 +7,32 @@ import (
 	"shoal/internal/testsvc"
 )
 
-// With its MariaDB stopped, a real `shoal md` answers every namespace
-// request 503 with Retry-After, and none of them changes anything; when
-// MariaDB is back the same md process serves again (no restart).
+// With its MariaDB stopped (connections refused) or hung (SIGSTOPped:
+// connections open, nothing answers), a real `shoal md` answers every
+// namespace request 503 with Retry-After, the hung case once
+// catalog.call_timeout has passed, and none of them changes anything;
+// when MariaDB is back the same md process serves again (no restart).
 func TestMDMariaDBDown(t *testing.T) {
+	for _, outage := range []struct {
+		name      string
+		stop, end func(*testsvc.MariaDBProcess)
+	}{
+		{"stopped", (*testsvc.MariaDBProcess).Stop, (*testsvc.MariaDBProcess).Start},
+		{"hung", (*testsvc.MariaDBProcess).Pause, (*testsvc.MariaDBProcess).Resume},
+	} {
+		t.Run(outage.name, func(t *testing.T) {
+			testMDCatalogOutage(t, outage.stop, outage.end)
+		})
+	}
+}
+
+func testMDCatalogOutage(t *testing.T, stop, end func(*testsvc.MariaDBProcess)) {
 	maria := testsvc.StartMariaDB(t)
 	secret := writeSecret(t, "k1 0123456789abcdef0123456789abcdef\n")
-	// No cache tier: every request reaches SQL.
-	md := startMD(t, maria.DSN, "", secret, []string{"SHOAL_CACHE_L1=off", "SHOAL_MD_DATA_MODE=proxy"})
+	// No cache tier: every request reaches SQL. A short call timeout, so
+	// that the hung case ends in the test's time.
+	md := startMD(t, maria.DSN, "", secret, []string{"SHOAL_CACHE_L1=off", "SHOAL_MD_DATA_MODE=proxy",
+		"SHOAL_CATALOG_CALL_TIMEOUT=500ms"})
 	u := md.URL
 	for _, r := range []struct{ method, path, body string }{
 		{"MKCOL", "/d/", ""}, {"MKCOL", "/d/sub/", ""}, {"PUT", "/d/f", "first"}, {"PUT", "/d/sub/g", "second"},
@@ -40,7 +58,8 @@ func TestMDMariaDBDown(t *testing.T) {
 	}
 	before := snapshot()
 
-	maria.Stop()
+	stop(maria)
+	defer end(maria) // idempotent; lets the cleanup stop a hung server
 	for _, r := range []struct {
 		method, path, body string
 		header             []string
@@ -60,15 +79,15 @@ func TestMDMariaDBDown(t *testing.T) {
 	} {
 		got := do(r.method, u+r.path, r.body, r.header...)
 		if got.status != 503 || got.header.Get("Retry-After") == "" {
-			t.Errorf("%s %s with MariaDB stopped = %v (Retry-After %q), want 503 with Retry-After",
+			t.Errorf("%s %s with MariaDB out = %v (Retry-After %q), want 503 with Retry-After",
 				r.method, r.path, got, got.header.Get("Retry-After"))
 		}
 	}
 	if got := do("GET", u+"/.shoal/healthz", ""); got.status != 503 {
-		t.Errorf("healthz with MariaDB stopped = %v, want 503", got)
+		t.Errorf("healthz with MariaDB out = %v, want 503", got)
 	}
 
-	maria.Start()
+	end(maria)
 	if after := snapshot(); after != before {
 		t.Errorf("requests refused while MariaDB was down changed the namespace:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
