@@ -21,13 +21,7 @@ func scanLock(rows interface{ Scan(...any) error }) (shoal.Lock, error) {
 // or an ancestor (the caller keeps those that cover it), and with below
 // those rooted strictly under it.
 func lockQuery(path string, below bool, now time.Time) (string, []any) {
-	hashes := []any{now.UnixNano(), pathHash(path)}
-	if path != "/" {
-		hashes = append(hashes, pathHash("/"))
-		for _, a := range ancestors(path) {
-			hashes = append(hashes, pathHash(a))
-		}
-	}
+	hashes := lockChain(path, now)
 	q := `SELECT ` + lockColumns + ` FROM locks WHERE expires_ns > ? AND (root_hash IN (` + placeholders(len(hashes)-1) + `)`
 	if below {
 		lo, hi := subtreeRange(path)
@@ -35,6 +29,25 @@ func lockQuery(path string, below bool, now time.Time) (string, []any) {
 		hashes = append(hashes, lo, hi)
 	}
 	return q + `)`, hashes
+}
+
+// lockCountQuery counts the live locks rooted at path or an ancestor.
+func lockCountQuery(path string, now time.Time) (string, []any) {
+	hashes := lockChain(path, now)
+	return `SELECT COUNT(*) FROM locks WHERE expires_ns > ? AND root_hash IN (` + placeholders(len(hashes)-1) + `)`, hashes
+}
+
+// lockChain is the arguments of a query of the live locks rooted at path
+// or an ancestor: now, then the roots' hashes.
+func lockChain(path string, now time.Time) []any {
+	hashes := []any{now.UnixNano(), pathHash(path)}
+	if path != "/" {
+		hashes = append(hashes, pathHash("/"))
+		for _, a := range ancestors(path) {
+			hashes = append(hashes, pathHash(a))
+		}
+	}
+	return hashes
 }
 
 func collectLocks(rows rowSet, path string, below bool) ([]shoal.Lock, error) {

@@ -34,8 +34,8 @@ var errRace = errors.New("catalog: concurrent create, retry")
 
 const nodeCols = `id, path, is_dir, version, size, quota, tree_op`
 
-func scanNode(sc interface{ Scan(...any) error }, n *node) error {
-	return sc.Scan(&n.id, &n.path, &n.isDir, &n.version, &n.size, &n.quota, &n.treeOp)
+func scanNode(sc interface{ Scan(...any) error }, n *node, extra ...any) error {
+	return sc.Scan(append([]any{&n.id, &n.path, &n.isDir, &n.version, &n.size, &n.quota, &n.treeOp}, extra...)...)
 }
 
 // lockTree finds path and its parent inside a write transaction and
@@ -56,6 +56,18 @@ func (t *tx) lockTree(ctx context.Context, path string) (self, parent *node, err
 // to. Setting or removing a quota takes the exclusive lock on its
 // directory, so the list holds until the transaction ends.
 func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quotas []int64, err error) {
+	self, parent, quotas, _, err = t.lockPathCounting(ctx, path, false)
+	return self, parent, quotas, err
+}
+
+// lockPathCounting is lockPath that, with countLocks, also counts the
+// live locks rooted at path or an ancestor (a superset of those covering
+// it), in the ancestors' query: a commit that must check the locks then
+// asks for them only when there are some (MySQL: one statement a create
+// fewer). chainLocks is -1 where no such query ran (SQLite): the caller
+// asks.
+func (t *tx) lockPathCounting(ctx context.Context, path string, countLocks bool) (self, parent *node, quotas []int64, chainLocks int, err error) {
+	chainLocks = -1
 	anc := append([]string{"/"}, ancestors(path)...)
 	if path == "/" {
 		anc = nil
@@ -84,7 +96,7 @@ func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quo
 		}
 		return false
 	}
-	scan := func(q string, hashes []any) error {
+	scan := func(q string, hashes []any, extra ...any) error {
 		rows, err := t.query(ctx, q, hashes...)
 		if err != nil {
 			return err
@@ -92,7 +104,7 @@ func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quo
 		defer rows.Close()
 		for rows.Next() {
 			var n node
-			if err := scanNode(rows, &n); err != nil {
+			if err := scanNode(rows, &n, extra...); err != nil {
 				return err
 			}
 			if see(&n) {
@@ -104,7 +116,7 @@ func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quo
 	const sel = `SELECT ` + nodeCols + ` FROM entries WHERE path_hash `
 	if t.db.dirs != nil { // SQLite: ancestors kept by the writer need no read
 		if err := t.checkDirs(); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, -1, err
 		}
 	}
 	hashes := make([]any, 0, len(anc)+1)
@@ -119,7 +131,13 @@ func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quo
 		hashes = append(hashes, pathHash(path))
 		err = scan(sel+`IN (`+placeholders(len(hashes))+`)`, hashes)
 	} else {
-		if len(hashes) > 0 {
+		switch {
+		case len(hashes) > 0 && countLocks:
+			// The root is among the ancestors: the query has a row.
+			count, args := lockCountQuery(path, time.Now())
+			err = scan(`SELECT `+nodeCols+`, (`+count+`) FROM entries WHERE path_hash IN (`+placeholders(len(hashes))+`)`+
+				t.db.d.lockSuffix(false), append(args, hashes...), &chainLocks)
+		case len(hashes) > 0:
 			err = scan(sel+`IN (`+placeholders(len(hashes))+`)`+t.db.d.lockSuffix(false), hashes)
 		}
 		if err == nil {
@@ -127,12 +145,12 @@ func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quo
 		}
 	}
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, -1, err
 	}
 	if busy {
-		return nil, nil, nil, errBusy
+		return nil, nil, nil, -1, errBusy
 	}
-	return self, parent, quotas, nil
+	return self, parent, quotas, chainLocks, nil
 }
 
 // checkParent says why parent cannot hold a new child.

@@ -23,6 +23,9 @@ type fileData struct {
 	// of the directories heldOn (see tx.charge).
 	held   int64
 	heldOn []int64
+	// client is who uploaded it, checked against the locks taken since
+	// (see lockedAgainst); "": no check.
+	client string
 }
 
 // putFile creates or replaces the file at path inside t. A replaced
@@ -32,9 +35,14 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 	if path == "/" {
 		return nil, shoal.E(op, path, shoal.KindIsDir)
 	}
-	self, parent, quotas, err := t.lockPath(ctx, path)
+	self, parent, quotas, chainLocks, err := t.lockPathCounting(ctx, path, f.client != "")
 	if err != nil {
 		return nil, err
+	}
+	if chainLocks != 0 {
+		if err := t.lockedAgainst(ctx, op, path, f.client, time.Now()); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkParent(op, path, parent); err != nil {
 		return nil, err
@@ -162,12 +170,9 @@ func (db *DB) PutFile(ctx context.Context, path string, l shoal.Layout, c *shoal
 	}
 	var e *shoal.Entry
 	err := db.inTx(ctx, op, path, func(t *tx) error {
-		if err := t.lockedAgainst(ctx, op, path, cond.Client, time.Now()); err != nil {
-			return err
-		}
 		var err error
 		e, err = t.putFile(ctx, op, path, fileData{size: c.Size, sums: c.Sums, mtime: c.MTime, layout: l.String(),
-			replicas: c.Replicas, cond: cond}, graceUntil)
+			replicas: c.Replicas, cond: cond, client: cond.Client}, graceUntil)
 		return err
 	})
 	return e, err
@@ -273,9 +278,6 @@ func (db *DB) FinishUpload(ctx context.Context, c *shoal.Commit, graceUntil time
 		if expires < now.UnixNano() {
 			return shoal.Errorf(op, shoal.KindNotFound, "upload %s expired", c.Upload)
 		}
-		if err := t.lockedAgainst(ctx, op, path, client, now); err != nil {
-			return err
-		}
 		if !t.db.deleteReturning {
 			res, err := t.exec(ctx, `DELETE FROM uploads WHERE id = ?`, c.Upload)
 			if err != nil {
@@ -300,7 +302,7 @@ func (db *DB) FinishUpload(ctx context.Context, c *shoal.Commit, graceUntil time
 			}
 		}
 		e, err = t.putFile(ctx, op, path, fileData{size: c.Size, sums: c.Sums, mtime: c.MTime, layout: layout,
-			replicas: reps, cond: cond, held: reserved, heldOn: decodeQuotaDirs(quotaDirs)}, graceUntil)
+			replicas: reps, cond: cond, held: reserved, heldOn: decodeQuotaDirs(quotaDirs), client: client}, graceUntil)
 		return err
 	})
 	if refusesUpload(err) {

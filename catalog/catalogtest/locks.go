@@ -140,8 +140,8 @@ func testConcurrentLocks(t *testing.T, c shoal.Catalog) {
 // testLockedCommit: a lock another principal takes on a path after an
 // upload there was reserved stops the upload's commit (KindLocked,
 // nothing visible, the upload gone); the uploader's own lock, a shared
-// lock beside one the uploader holds, and an anonymous client (named by
-// its address) under an anonymous lock do not.
+// lock beside one the uploader holds, an anonymous client (named by its
+// address) under an anonymous lock, and locks elsewhere do not.
 func testLockedCommit(t *testing.T, c shoal.Catalog) {
 	now := time.Now()
 	none := shoal.LockLimits{}
@@ -174,6 +174,12 @@ func testLockedCommit(t *testing.T, c shoal.Catalog) {
 	ok(t, c.CreateLock(ctx(t), newLock("ld", "/ls/b", false, false, "anonymous", now), none, now))
 	ok(t, finish("1c04")) // shared: bob holds one on /ls too
 	wantKind(t, "anonymous under shared locks of ann and bob", finish("1c05"), shoal.KindLocked)
+
+	// Live locks elsewhere (above: on /lc and /ls) do not stop a commit
+	// on a path none of them is rooted above.
+	mkdir(t, c, "/lf")
+	begin("1c07", "/lf/a", "user:bob")
+	ok(t, finish("1c07"))
 
 	mkdir(t, c, "/lx")
 	begin("1c06", "/lx/a", "ip:192.0.2.1")
