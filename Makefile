@@ -55,6 +55,11 @@ test-race:
 # qemu-user (Debian: qemu-user) for linux/arm GOARM=6 (Pi Zero/1) and arm64.
 # The e2e smoke test of the emulated binaries is e2e/arm_test.go (test-unit).
 ARM_TEST_PKGS := . ./sign ./wire ./metrics ./diskserver/... ./md ./dav ./placement ./catalog ./cmd/shoal/... ./tpc
+# md's suite (the longest under emulation: 3.4 min under qemu-arm, 2.7
+# under qemu-aarch64) runs on 32-bit ARM only, where the word size
+# differs from amd64's; arm64 runs the rest, and e2e/arm_test.go serves
+# through md on both.
+ARM64_TEST_PKGS := $(filter-out ./md,$(ARM_TEST_PKGS))
 # MariaDB tests need the server (tested natively). On 32-bit ARM fasthttp
 # parses Content-Length into an int, so a 1 EiB PUT gets 400 there, not 507.
 # TestPropfind: md answers an oversized PROPFIND body with 413 and closes
@@ -69,7 +74,7 @@ test-arm:
 		echo "test-arm: SKIPPED, $$q missing (apt-get install qemu-user)"; exit 0; done; \
 	set -e; \
 	CGO_ENABLED=0 GOARCH=arm GOARM=6 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -exec qemu-arm -skip '$(ARM32_SKIP)' $(ARM_TEST_PKGS); \
-	CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -exec qemu-aarch64 -skip '$(ARM_SKIP)' $(ARM_TEST_PKGS)
+	CGO_ENABLED=0 GOARCH=arm64 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -exec qemu-aarch64 -skip '$(ARM_SKIP)' $(ARM64_TEST_PKGS)
 
 check:
 	@out="$$(gofmt -l $(GOFILES))"; if [ -n "$$out" ]; then echo "gofmt needed:" >&2; echo "$$out" >&2; exit 1; fi
