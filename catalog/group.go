@@ -142,7 +142,7 @@ func (c *committer) run(ctx context.Context, op, path string, alone bool, fn fun
 	case <-m.done:
 	case <-bctx.Done():
 		if m.state.CompareAndSwap(int32(queued), int32(withdrawn)) {
-			return shoal.E(op, path, shoal.KindUnavailable, bctx.Err())
+			return c.db.fail(op, path, bctx.Err())
 		}
 		// Taken into a batch: its outcome comes with the batch's commit,
 		// which this caller must report whatever it is.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -229,6 +230,10 @@ func (db *DB) fail(op, path string, err error) error {
 		return err
 	}
 	switch {
+	case errors.Is(err, context.DeadlineExceeded) && db.d.name() != "sqlite":
+		// Say which limit an operator can change (see bounded).
+		return shoal.E(op, path, shoal.KindUnavailable, fmt.Errorf("the catalog did not answer within %v (catalog.call_timeout) or the request's deadline: %w",
+			db.opts.CallTimeout, err))
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return shoal.E(op, path, shoal.KindUnavailable, err)
 	case isNetErr(err):

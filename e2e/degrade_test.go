@@ -16,17 +16,18 @@ func TestMDMariaDBDown(t *testing.T) {
 	for _, outage := range []struct {
 		name      string
 		stop, end func(*testsvc.MariaDBProcess)
+		why       string // in every 503's body
 	}{
-		{"stopped", (*testsvc.MariaDBProcess).Stop, (*testsvc.MariaDBProcess).Start},
-		{"hung", (*testsvc.MariaDBProcess).Pause, (*testsvc.MariaDBProcess).Resume},
+		{"stopped", (*testsvc.MariaDBProcess).Stop, (*testsvc.MariaDBProcess).Start, "unavailable"},
+		{"hung", (*testsvc.MariaDBProcess).Pause, (*testsvc.MariaDBProcess).Resume, "did not answer within 500ms (catalog.call_timeout)"},
 	} {
 		t.Run(outage.name, func(t *testing.T) {
-			testMDCatalogOutage(t, outage.stop, outage.end)
+			testMDCatalogOutage(t, outage.stop, outage.end, outage.why)
 		})
 	}
 }
 
-func testMDCatalogOutage(t *testing.T, stop, end func(*testsvc.MariaDBProcess)) {
+func testMDCatalogOutage(t *testing.T, stop, end func(*testsvc.MariaDBProcess), why string) {
 	maria := testsvc.StartMariaDB(t)
 	secret := writeSecret(t, "k1 0123456789abcdef0123456789abcdef\n")
 	// No cache tier: every request reaches SQL. A short call timeout, so
@@ -81,6 +82,9 @@ func testMDCatalogOutage(t *testing.T, stop, end func(*testsvc.MariaDBProcess)) 
 		if got.status != 503 || got.header.Get("Retry-After") == "" {
 			t.Errorf("%s %s with MariaDB out = %v (Retry-After %q), want 503 with Retry-After",
 				r.method, r.path, got, got.header.Get("Retry-After"))
+		}
+		if r.method != "HEAD" && !strings.Contains(got.body, why) {
+			t.Errorf("%s %s with MariaDB out: body %q does not say %q", r.method, r.path, got.body, why)
 		}
 	}
 	if got := do("GET", u+"/.shoal/healthz", ""); got.status != 503 {
