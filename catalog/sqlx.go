@@ -75,8 +75,7 @@ func (t *tx) queryRow(_ context.Context, q string, args ...any) *sql.Row {
 // tree operations are not cut), and a hung server or a network that
 // drops packets would otherwise hold the call, and every call queued
 // for a connection behind it, for ever. SQLite runs in this process and
-// has nothing to hang on; a deadline there would cost modernc's driver a
-// goroutine per statement.
+// has nothing to hang on but its write lock, which BusyTimeout bounds.
 func (db *DB) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 	if db.d.name() == "sqlite" {
 		return ctx, func() {}
