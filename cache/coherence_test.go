@@ -185,6 +185,19 @@ func testCoherenceTwoMDs(t *testing.T, dsn string) {
 	d2 := got(a.Mkdir(ctx, "/again", mtime)).must(t)
 	wantB(t, b, "/again", 0, func(e *shoal.Entry) bool { return e.ID == d2.ID && e.ID != d1.ID })
 
+	// A tree written around the decorators (shoal admin populate), then
+	// forgotten through A: B finds what it had cached as missing.
+	p.warm(t, "/pop", "/pop/d", "/pop/d/f")
+	inner := a.Inner()
+	got(inner.Mkdir(ctx, "/pop", mtime)).must(t)
+	got(inner.Mkdir(ctx, "/pop/d", mtime)).must(t)
+	got(inner.PutInline(ctx, "/pop/d/f", []byte("p"), shoal.Sums{}, mtime, shoal.Condition{}, grace)).must(t)
+	wantB(t, b, "/pop/d/f", shoal.KindNotFound, nil) // still cached
+	a.ForgetTree(ctx, "/pop")
+	wantB(t, b, "/pop", 0, isDir)
+	wantB(t, b, "/pop/d", 0, isDir)
+	wantB(t, b, "/pop/d/f", 0, isFile)
+
 	// A directory's own entry follows its children (its mtime), and
 	// properties, through A.
 	before := got(b.Stat(ctx, "/d")).must(t)

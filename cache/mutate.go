@@ -82,6 +82,15 @@ func entryAndParent(path string, how change) []touched {
 	return []touched{{path, how}, {shoal.ParentPath(path), changedNode}}
 }
 
+// ForgetTree forgets every answer at or below path, and path's parent's
+// entry, for a writer that changed the catalog around this decorator
+// (shoal admin populate): in L2 for every md sharing it, in this
+// process's L1. The root's children must be forgotten one by one (the
+// root's tree generation is not kept).
+func (c *Catalog) ForgetTree(ctx context.Context, path string) {
+	c.invalidate(ctx, entryAndParent(path, replacedTree)...)
+}
+
 func (c *Catalog) Mkdir(ctx context.Context, path string, mtime time.Time) (*shoal.Entry, error) {
 	e, err := c.inner.Mkdir(ctx, path, mtime)
 	if mayHaveChanged(err) {

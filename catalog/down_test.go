@@ -103,7 +103,7 @@ func TestMariaDBDownIsUnavailable(t *testing.T) {
 // including calls queued for a connection behind others that wait; the
 // namespace is unchanged and the same *DB works once the server is back.
 func TestMariaDBHungEndsUndeadlinedCalls(t *testing.T) {
-	maria, db, now, before := startDown(t, catalog.Options{MaxOpenConns: 4, CallTimeout: 300 * time.Millisecond})
+	maria, db, now, before := startDown(t, catalog.Options{MaxOpenConns: 4, CallTimeout: time.Second})
 	ctx := context.Background()
 	calls := downCalls(db, now)
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"shoal/internal/testsvc"
 )
 
 // TestFsck: `shoal admin fsck` exits 0 on a clean system, 1 once an
@@ -113,5 +115,41 @@ func TestPopulate(t *testing.T) {
 	checkFile(t, got, make([]byte, 100))
 	if out, code := run(t, dir, nil, curl, "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-I", n.URL+"/pop/d0005/f0000998"); out != "404" {
 		t.Errorf("HEAD of a file populate did not make (998 is in d0004): exit %d, status %q, want 404", code, out)
+	}
+}
+
+// TestPopulateForgetsMemcached: md replicas sharing memcached that had
+// cached a path as missing find it at once after `shoal admin populate
+// --memcached` wrote it; without --memcached they keep the 404 (until
+// cache.negative_ttl, a minute here).
+func TestPopulateForgetsMemcached(t *testing.T) {
+	maria := testsvc.StartMariaDB(t)
+	mc := testsvc.StartMemcached(t)
+	secret := writeSecret(t, "k1 0123456789abcdef0123456789abcdef\n")
+	md := startMD(t, maria.DSN, mc.Addr, secret, []string{"SHOAL_CACHE_NEGATIVE_TTL=1m"})
+	status := func(path string) int { return do("HEAD", md.URL+path, "").status }
+	populate := func(prefix string, extra ...string) {
+		t.Helper()
+		args := append([]string{"admin", "populate", "--catalog", maria.DSN, "--prefix", prefix, "--files", "3", "--dirs", "2"}, extra...)
+		if out, code := run(t, t.TempDir(), nil, shoalBin, args...); code != 0 {
+			t.Fatalf("populate %s: exit %d: %s", prefix, code, out)
+		}
+	}
+	for _, prefix := range []string{"/a", "/b"} {
+		for _, p := range []string{prefix, prefix + "/d0001", prefix + "/d0001/f0000001"} {
+			if got := status(p); got != 404 {
+				t.Fatalf("HEAD %s before populate = %d, want 404", p, got)
+			}
+		}
+	}
+	populate("/a")
+	if got := status("/a/d0001/f0000001"); got != 404 {
+		t.Errorf("HEAD after populate without --memcached = %d, want the cached 404 (is the answer cached at all?)", got)
+	}
+	populate("/b", "--memcached", mc.Addr)
+	for _, p := range []string{"/b", "/b/d0001", "/b/d0001/f0000001", "/b/d0000/f0000002"} {
+		if got := status(p); got != 200 {
+			t.Errorf("HEAD %s after populate --memcached = %d, want 200", p, got)
+		}
 	}
 }

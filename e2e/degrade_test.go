@@ -19,7 +19,7 @@ func TestMDMariaDBDown(t *testing.T) {
 		why       string // in every 503's body
 	}{
 		{"stopped", (*testsvc.MariaDBProcess).Stop, (*testsvc.MariaDBProcess).Start, "unavailable"},
-		{"hung", (*testsvc.MariaDBProcess).Pause, (*testsvc.MariaDBProcess).Resume, "did not answer within 500ms (catalog.call_timeout)"},
+		{"hung", (*testsvc.MariaDBProcess).Pause, (*testsvc.MariaDBProcess).Resume, "did not answer within 1s (catalog.call_timeout)"},
 	} {
 		t.Run(outage.name, func(t *testing.T) {
 			testMDCatalogOutage(t, outage.stop, outage.end, outage.why)
@@ -33,7 +33,7 @@ func testMDCatalogOutage(t *testing.T, stop, end func(*testsvc.MariaDBProcess), 
 	// No cache tier: every request reaches SQL. A short call timeout, so
 	// that the hung case ends in the test's time.
 	md := startMD(t, maria.DSN, "", secret, []string{"SHOAL_CACHE_L1=off", "SHOAL_MD_DATA_MODE=proxy",
-		"SHOAL_CATALOG_CALL_TIMEOUT=500ms"})
+		"SHOAL_CATALOG_CALL_TIMEOUT=1s"})
 	u := md.URL
 	for _, r := range []struct{ method, path, body string }{
 		{"MKCOL", "/d/", ""}, {"MKCOL", "/d/sub/", ""}, {"PUT", "/d/f", "first"}, {"PUT", "/d/sub/g", "second"},

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path"
 	"strings"
 	"time"
@@ -24,13 +25,16 @@ func newPopulateCommand() *cobra.Command {
 under P, with multi-row INSERTs straight into the catalog: the fast way to build
 a namespace to stat against. It names files like ` + "`shoal bench populate`" + ` does
 (P/d0000/f0000000 …), so ` + "`shoal bench stat`" + ` with the same --prefix, --files and
---dirs reads them. It bypasses md: run it on paths md has not cached (a new
-prefix), or before md starts.`,
+--dirs reads them. It bypasses md: with --memcached (md's cache.memcached) it
+then invalidates what md replicas keep there under P, so that a path they had
+cached as missing is found at once; md's in-process tier (cache.l1, on without
+memcached) keeps such answers up to cache.negative_ttl.`,
 		Args: cobra.NoArgs,
 		RunE: runPopulate,
 	}
 	fs := cmd.Flags()
 	config.Flag(fs, "catalog", "catalog.dsn", "")
+	config.Flag(fs, "memcached", "cache.memcached", "")
 	fs.String("prefix", bench.DefaultLayout.Prefix, "directory holding the tree (created if missing)")
 	fs.Int("files", bench.DefaultLayout.Files, "number of files")
 	fs.Int("dirs", bench.DefaultLayout.Dirs, "number of directories")
@@ -69,12 +73,18 @@ func runPopulate(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	defer db.Close()
+	forget, err := forgetter(ctx, db, &c, log)
+	if err != nil {
+		return err
+	}
+	defer forget.close()
 
 	l := bench.Layout{Prefix: prefix, Files: files, Dirs: dirs}
 	start := time.Now()
 	if err := mkdirAll(ctx, db, prefix); err != nil {
 		return err
 	}
+	forget.tree(prefix) // md may have cached it, or paths below it, as missing
 	byDir := make([][]string, dirs)
 	for i := range files {
 		byDir[i%dirs] = append(byDir[i%dirs], path.Base(l.FilePath(i)))
@@ -92,7 +102,9 @@ func runPopulate(cmd *cobra.Command, _ []string) error {
 		if _, err := db.Mkdir(ctx, dir, time.Now()); err != nil && !shoal.IsKind(err, shoal.KindExist) {
 			return err
 		}
-		if err := db.CreateFiles(ctx, dir, names, int64(size)); err != nil {
+		err := db.CreateFiles(ctx, dir, names, int64(size))
+		forget.tree(dir) // also after an error: a batch may have landed
+		if err != nil {
 			return fmt.Errorf("after %d files: %w", done, err)
 		}
 		done += len(names)
@@ -119,4 +131,37 @@ func mkdirAll(ctx context.Context, db *catalog.DB, p string) error {
 		}
 	}
 	return nil
+}
+
+// cacheForgetter forgets what md replicas keep in memcached about the
+// trees populate writes (nothing without cache.memcached).
+type cacheForgetter struct {
+	ctx    context.Context
+	cached *cachedCatalog
+}
+
+func forgetter(ctx context.Context, db *catalog.DB, c *config.Config, log *slog.Logger) (cacheForgetter, error) {
+	if len(c.Cache.Memcached) == 0 {
+		return cacheForgetter{}, nil
+	}
+	cfg := *c
+	cfg.Cache.L1 = "off"
+	cc, err := withCache(db, &cfg, false, log)
+	if err != nil {
+		return cacheForgetter{}, err
+	}
+	return cacheForgetter{ctx, cc.(*cachedCatalog)}, nil
+}
+
+func (f cacheForgetter) tree(p string) {
+	if f.cached != nil && p != "/" {
+		f.cached.ForgetTree(f.ctx, p)
+	}
+}
+
+// close closes the memcached client only: the catalog is the caller's.
+func (f cacheForgetter) close() {
+	if f.cached != nil {
+		f.cached.mc.Close()
+	}
 }
