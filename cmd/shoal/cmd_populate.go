@@ -19,7 +19,7 @@ import (
 
 func newPopulateCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "populate --catalog DSN [--prefix P] [--files N] [--dirs D] [--size S]",
+		Use:   "populate --catalog DSN [--memcached HOST:PORT] [--prefix P] [--files N] [--dirs D] [--size S]",
 		Short: "bulk-load small inline files straight into the catalog (the tree `shoal bench stat` reads)",
 		Long: `populate writes N files of S bytes (kept inline in the catalog) into D directories
 under P, with multi-row INSERTs straight into the catalog: the fast way to build
