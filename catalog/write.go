@@ -224,13 +224,24 @@ func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {
 				u.Reserve = room
 			}
 		}
+		var held int64 // what the quotas hold
 		switch {
 		case len(ids) > 0:
 			if u.Flexible && u.Reserve == 0 && want > 0 {
 				return t.quotaRefusal(ctx, op, u.Path, ids, 1, 0, 0)
 			}
-			if err := t.reserve(ctx, op, u.Path, ids, u.Reserve, a.self == nil); err != nil {
-				return err
+			// An overwrite of a known size holds only what it adds: its
+			// commit charges the new size less the old one (quotas count
+			// files, not the blocks both versions take until then), so a
+			// file can be replaced by one no larger even in a full quota.
+			held = max(u.Reserve, 0)
+			if a.self != nil && !u.Flexible {
+				held = max(u.Reserve-a.self.size, 0)
+			}
+			if held > 0 || a.self == nil {
+				if err := t.reserve(ctx, op, u.Path, ids, held, a.self == nil); err != nil {
+					return err
+				}
 			}
 		case u.Flexible && u.UnquotedMax != 0:
 			u.Reserve = u.UnquotedMax // no quota to charge it to
@@ -238,7 +249,7 @@ func (db *DB) BeginUpload(ctx context.Context, u *shoal.Upload) error {
 		_, err = t.exec(ctx, `INSERT INTO uploads (id, path, servers, object, layout, create_only, if_match, client, expires_ns, reserved, quota_dirs)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, u.ID, u.Path, strings.Join(u.Servers, ","), u.Object,
 			layout.String(), u.Cond.CreateOnly, strings.Join(u.Cond.IfMatch, ","), u.Client, u.Expires.UnixNano(),
-			max(u.Reserve, 0), encodeQuotaDirs(ids)) // what the quotas hold: nothing for Unbounded
+			held, encodeQuotaDirs(ids))
 		if db.isDup(err) {
 			return shoal.Errorf(op, shoal.KindExist, "upload %s exists", u.ID)
 		}

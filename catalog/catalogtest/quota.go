@@ -381,6 +381,32 @@ func testQuotaUploads(t *testing.T, c shoal.Catalog) {
 	got(begin("12", "/n/one", 5, false, hour, shoal.Condition{})).must(t)
 	got(finish("12", 5)).must(t)
 	wantQuota(t, c, "replaced within the entry limit", "/n", 0)
+
+	// An overwrite holds only what it adds: in a full quota a file is
+	// replaced by a smaller one, a larger one needs room for the
+	// difference only, and an over-full quota (limit lowered) still takes
+	// a shrinking overwrite.
+	mkdir(t, c, "/full")
+	got(putSized(t, c, "/full/big", 900)).must(t)
+	got(putSized(t, c, "/full/other", 100)).must(t)
+	got(c.SetQuota(ctx(t), "/full", 1000, 0)).must(t)
+	got(begin("30", "/full/big", 850, false, hour, shoal.Condition{})).must(t)
+	wantQuota(t, c, "a shrinking overwrite of a full quota holds nothing", "/full", 0)
+	got(finish("30", 850)).must(t)
+	wantQuota(t, c, "shrunk", "/full", 0)
+	got(begin("31", "/full/other", 130, false, hour, shoal.Condition{})).must(t)
+	wantQuota(t, c, "a growing overwrite holds the difference", "/full", 30)
+	_, err = begin("32", "/full/big", 871, false, hour, shoal.Condition{})
+	wantKind(t, "an overwrite growing past the room left", err, shoal.KindQuota)
+	got(finish("31", 130)).must(t)
+	wantQuota(t, c, "grown", "/full", 0)
+	got(c.SetQuota(ctx(t), "/full", 500, 0)).must(t) // 980 used
+	got(begin("33", "/full/other", 10, false, hour, shoal.Condition{})).must(t)
+	got(finish("33", 10)).must(t)
+	wantQuota(t, c, "shrunk in an over-full quota", "/full", 0)
+	if q := quotaOf(t, c, "/full"); q.UsedBytes != 860 {
+		t.Errorf("over-full quota after a shrinking overwrite: %d bytes used, want 860", q.UsedBytes)
+	}
 }
 
 // testConcurrentQuota: many reservations at once into a quota that holds
