@@ -106,7 +106,12 @@ func (mysqlDialect) open(ctx context.Context, target string, o Options) (read, w
 	db.SetMaxOpenConns(o.MaxOpenConns)
 	db.SetMaxIdleConns(o.MaxIdleConns)
 	db.SetConnMaxLifetime(o.ConnMaxLifetime)
-	if err := db.PingContext(ctx); err != nil {
+	// Bounded as every call (see DB.bounded): a server that accepts
+	// connections but does not answer would hold md's start for ever.
+	pctx, cancel := context.WithTimeout(ctx, o.CallTimeout)
+	err = db.PingContext(pctx)
+	cancel()
+	if err != nil {
 		db.Close()
 		return nil, nil, err
 	}

@@ -154,6 +154,30 @@ func startDown(t *testing.T, opts catalog.Options) (*testsvc.MariaDBProcess, *ca
 	return maria, db, now, seedDown(t, db, now)
 }
 
+// Open against a hung server ends after CallTimeout with KindUnavailable
+// naming the key (md's start would hang for ever otherwise).
+func TestMariaDBHungAtOpen(t *testing.T) {
+	maria := testsvc.StartMariaDB(t)
+	maria.Pause()
+	defer maria.Resume()
+	done := make(chan error, 1)
+	go func() {
+		db, err := catalog.Open(context.Background(), catalog.Options{DSN: maria.DSN, CallTimeout: time.Second})
+		if err == nil {
+			db.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !shoal.IsKind(err, shoal.KindUnavailable) || !strings.Contains(err.Error(), "catalog.call_timeout") {
+			t.Errorf("Open with MariaDB hung = %v, want KindUnavailable naming catalog.call_timeout", err)
+		}
+	case <-time.After(30 * time.Second): // a hang, not a speed bound
+		t.Fatal("Open still hangs on a hung MariaDB after 30 s")
+	}
+}
+
 // downCall is one catalog call of those the down tests make fail.
 type downCall struct {
 	name string
