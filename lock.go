@@ -24,6 +24,33 @@ func (l *Lock) Covers(path string) bool {
 	return path == l.Root || l.Infinity && IsWithin(path, l.Root)
 }
 
+// Blocking returns the first of locks (those that apply to a write) that
+// stops a writer holding the locks held reports, or nil: a lock stops
+// it unless it holds that lock or, the lock being shared, another lock on
+// the same root. md asks it with the tokens a request submits, the
+// catalog with the principal alone, so the rule is written once.
+func Blocking(locks []Lock, held func(*Lock) bool) *Lock {
+	for i := range locks {
+		l := &locks[i]
+		if held(l) {
+			continue
+		}
+		ok := false
+		if !l.Exclusive {
+			for j := range locks {
+				if locks[j].Root == l.Root && held(&locks[j]) {
+					ok = true
+					break
+				}
+			}
+		}
+		if !ok {
+			return l
+		}
+	}
+	return nil
+}
+
 // LockLimits bound the locks one principal, and everybody, may hold
 // (0: no bound): beyond them CreateLock is KindUnavailable.
 type LockLimits struct {

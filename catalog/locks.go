@@ -238,18 +238,8 @@ func (t *tx) lockedAgainst(ctx context.Context, op, path, client string, now tim
 	if err != nil {
 		return err
 	}
-	holds := func(root string) bool {
-		for _, l := range locks {
-			if l.Root == root && l.Principal == who {
-				return true
-			}
-		}
-		return false
-	}
-	for _, l := range locks {
-		if l.Principal != who && (l.Exclusive || !holds(l.Root)) {
-			return shoal.Errorf(op, shoal.KindLocked, "%s was locked by another principal after this upload began", l.Root)
-		}
+	if l := shoal.Blocking(locks, func(l *shoal.Lock) bool { return l.Principal == who }); l != nil {
+		return shoal.Errorf(op, shoal.KindLocked, "%s was locked by another principal after this upload began", l.Root)
 	}
 	return nil
 }

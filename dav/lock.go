@@ -2,6 +2,7 @@ package dav
 
 import (
 	"encoding/xml"
+	"slices"
 	"strconv"
 	"time"
 
@@ -127,33 +128,11 @@ func appendLockProps(b []byte, path string, name string, locks []shoal.Lock) []b
 // same principal who; a shared lock is satisfied by any such token on the
 // same root.
 func CheckLocks(locks []shoal.Lock, who string, submitted []string) error {
-	has := func(l *shoal.Lock) bool {
-		if l.Principal != who {
-			return false
-		}
-		for _, t := range submitted {
-			if t == l.Token {
-				return true
-			}
-		}
-		return false
-	}
-	for i := range locks {
-		l := &locks[i]
-		if has(l) {
-			continue
-		}
-		ok := false
-		if !l.Exclusive {
-			for j := range locks {
-				if locks[j].Root == l.Root && has(&locks[j]) {
-					ok = true
-				}
-			}
-		}
-		if !ok {
-			return shoal.Errorf("lock", shoal.KindLocked, "%s is locked", l.Root)
-		}
+	l := shoal.Blocking(locks, func(l *shoal.Lock) bool {
+		return l.Principal == who && slices.Contains(submitted, l.Token)
+	})
+	if l != nil {
+		return shoal.Errorf("lock", shoal.KindLocked, "%s is locked", l.Root)
 	}
 	return nil
 }
