@@ -26,7 +26,19 @@ import (
 // configured cache tiers in front of it. sole says this process is the
 // catalog's only md (see cache.Options.SoleMD). The caller closes it.
 func openCatalog(ctx context.Context, c *config.Config, sole bool, log *slog.Logger) (shoal.Catalog, error) {
-	db, err := catalog.Open(ctx, catalog.Options{
+	db, err := catalog.Open(ctx, catalogOptions(c))
+	if err != nil {
+		return nil, err
+	}
+	if durable, how, err := db.Durability(ctx); err == nil && !durable {
+		log.Warn("the catalog database does not make every commit durable: an answered write may be lost if its host crashes", "catalog", how)
+	}
+	return withCache(db, c, sole, log)
+}
+
+// catalogOptions are the catalog.* keys of c.
+func catalogOptions(c *config.Config) catalog.Options {
+	return catalog.Options{
 		DSN:             c.Catalog.DSN,
 		MaxOpenConns:    c.Catalog.MaxOpenConns,
 		MaxIdleConns:    c.Catalog.MaxIdleConns,
@@ -35,14 +47,7 @@ func openCatalog(ctx context.Context, c *config.Config, sole bool, log *slog.Log
 		CallTimeout:     c.Catalog.CallTimeout,
 		SoloCommits:     !c.Catalog.GroupCommit,
 		WriteBatches:    c.Catalog.WriteBatches,
-	})
-	if err != nil {
-		return nil, err
 	}
-	if durable, how, err := db.Durability(ctx); err == nil && !durable {
-		log.Warn("the catalog database does not make every commit durable: an answered write may be lost if its host crashes", "catalog", how)
-	}
-	return withCache(db, c, sole, log)
 }
 
 // newMD builds the metadata frontend over cat, enforcing a (see newAuth),

@@ -67,8 +67,7 @@ func runPopulate(cmd *cobra.Command, _ []string) error {
 		return fmt.Errorf("--files must be ≥ 0 and --dirs ≥ 1")
 	}
 	ctx := cmd.Context()
-	db, err := catalog.Open(ctx, catalog.Options{DSN: c.Catalog.DSN, MaxOpenConns: c.Catalog.MaxOpenConns,
-		MaxIdleConns: c.Catalog.MaxIdleConns, ConnMaxLifetime: c.Catalog.ConnMaxLifetime, BusyTimeout: c.Catalog.BusyTimeout, CallTimeout: c.Catalog.CallTimeout})
+	db, err := catalog.Open(ctx, catalogOptions(&c))
 	if err != nil {
 		return err
 	}
