@@ -53,14 +53,7 @@ func TestMariaDBDownIsUnavailable(t *testing.T) {
 	// A hung server: every call ends with its context's deadline, as
 	// KindUnavailable.
 	maria.Pause()
-	for _, c := range calls {
-		cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-		err := c.fn(cctx)
-		cancel()
-		if !shoal.IsKind(err, shoal.KindUnavailable) {
-			t.Errorf("%s with MariaDB hung = %v (kind %v), want KindUnavailable", c.name, err, shoal.KindOf(err))
-		}
-	}
+	wantUnavailable(t, calls, 300*time.Millisecond, "hung")
 	maria.Resume()
 	if after := treeOf(t, db); after != before {
 		t.Errorf("calls that timed out changed the namespace:\nbefore:\n%s\nafter:\n%s", before, after)
@@ -68,14 +61,7 @@ func TestMariaDBDownIsUnavailable(t *testing.T) {
 
 	// A stopped server: connections refused.
 	maria.Stop()
-	for _, c := range calls {
-		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := c.fn(cctx)
-		cancel()
-		if !shoal.IsKind(err, shoal.KindUnavailable) {
-			t.Errorf("%s with MariaDB stopped = %v (kind %v), want KindUnavailable", c.name, err, shoal.KindOf(err))
-		}
-	}
+	wantUnavailable(t, calls, 5*time.Second, "stopped")
 	// A context that ends while the server is gone is KindUnavailable too.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
@@ -175,6 +161,20 @@ func TestMariaDBHungAtOpen(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second): // a hang, not a speed bound
 		t.Fatal("Open still hangs on a hung MariaDB after 30 s")
+	}
+}
+
+// wantUnavailable runs each call with a context of the given deadline and
+// checks that it fails with KindUnavailable (MariaDB being state).
+func wantUnavailable(t *testing.T, calls []downCall, deadline time.Duration, state string) {
+	t.Helper()
+	for _, c := range calls {
+		ctx, cancel := context.WithTimeout(context.Background(), deadline)
+		err := c.fn(ctx)
+		cancel()
+		if !shoal.IsKind(err, shoal.KindUnavailable) {
+			t.Errorf("%s with MariaDB %s = %v (kind %v), want KindUnavailable", c.name, state, err, shoal.KindOf(err))
+		}
 	}
 }
 

@@ -39,7 +39,7 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 	if err != nil {
 		return nil, err
 	}
-	if chainLocks != 0 {
+	if f.client != "" && chainLocks != 0 { // -1: not counted (SQLite)
 		if err := t.lockedAgainst(ctx, op, path, f.client, time.Now()); err != nil {
 			return nil, err
 		}
