@@ -96,12 +96,31 @@ type rowSet interface {
 type rows struct {
 	*sql.Rows
 	cancel context.CancelFunc
+	closed bool
+	err    error // Rows.Err as it was when closed
 }
 
+// Close reads Err before it ends the deadline: database/sql watches the
+// query's context from a goroutine, and a cancel it sees after Close may
+// be recorded as the rows' error (at random: it selects between the
+// two), so Err after Close would say "context canceled" of a read that
+// had succeeded.
 func (r *rows) Close() error {
+	if r.closed {
+		return nil
+	}
 	err := r.Rows.Close()
+	r.err = r.Rows.Err()
+	r.closed = true
 	r.cancel()
 	return err
+}
+
+func (r *rows) Err() error {
+	if r.closed {
+		return r.err
+	}
+	return r.Rows.Err()
 }
 
 // query runs a read, bounded (see bounded) until its rows are closed.
@@ -119,7 +138,7 @@ func (db *DB) query(ctx context.Context, q string, args ...any) (*rows, error) {
 		cancel()
 		return nil, err
 	}
-	return &rows{rs, cancel}, nil
+	return &rows{Rows: rs, cancel: cancel}, nil
 }
 
 // inTx runs fn in a write transaction, committing if it returns nil. A
