@@ -101,14 +101,19 @@ func runPopulate(cmd *cobra.Command, _ []string) error {
 		if _, err := db.Mkdir(ctx, dir, time.Now()); err != nil && !shoal.IsKind(err, shoal.KindExist) {
 			return err
 		}
-		err := db.CreateFiles(ctx, dir, names, int64(size))
-		forget.tree(dir) // also after an error: a batch may have landed
-		if err != nil {
-			return fmt.Errorf("after %d files: %w", done, err)
+		// In steps, so that a large directory shows progress too.
+		for len(names) > 0 {
+			step := names[:min(populateStep, len(names))]
+			names = names[len(step):]
+			err := db.CreateFiles(ctx, dir, step, int64(size))
+			forget.tree(dir) // also after an error: a batch may have landed
+			if err != nil {
+				return fmt.Errorf("after %d files: %w", done, err)
+			}
+			done += len(step)
+			log.Debug("populate", "dir", dir, "files", done)
+			show(done)
 		}
-		done += len(names)
-		log.Debug("populate", "dir", dir, "files", done)
-		show(done)
 	}
 	p.end()
 	took := time.Since(start)
@@ -116,6 +121,10 @@ func runPopulate(cmd *cobra.Command, _ []string) error {
 		files, size, dirs, prefix, took.Round(time.Millisecond), float64(files)/took.Seconds(), db.Dialect())
 	return nil
 }
+
+// populateStep is how many files populate loads between two progress
+// reports (ten of catalog.CreateFiles' transactions).
+const populateStep = 10 * catalog.BulkRowsPerTx
 
 // mkdirAll creates p and its missing ancestors.
 func mkdirAll(ctx context.Context, db *catalog.DB, p string) error {
