@@ -97,7 +97,7 @@ func TestMariaDBDurability(t *testing.T) {
 func TestMariaDBClaimAfterCloseNotCancelled(t *testing.T) {
 	db := openMariaDB(t)
 	ctx := context.Background()
-	const n = 1500
+	const n = 1000
 	for range n {
 		if _, err := db.CreateJob(ctx, &shoal.Job{Kind: "fsck"}); err != nil {
 			t.Fatal(err)
