@@ -122,8 +122,15 @@ func (s *mariaServer) install() (err error, skip bool) {
 	if s.dir, err = os.MkdirTemp("", "shoal-mariadb-"); err != nil {
 		return err, false
 	}
+	// Its own temporary directory, for the install and the server: with
+	// MariaDB's default (/tmp) an install beside other test binaries
+	// failed once, a temporary table's file in /tmp gone under it.
+	if err := os.Mkdir(filepath.Join(s.dir, "tmp"), 0o700); err != nil {
+		os.RemoveAll(s.dir)
+		return err, false
+	}
 	out, err := exec.Command(install, "--no-defaults", "--auth-root-authentication-method=normal",
-		"--datadir="+filepath.Join(s.dir, "data"), "--user=root", "--skip-test-db").CombinedOutput()
+		"--datadir="+filepath.Join(s.dir, "data"), "--tmpdir="+filepath.Join(s.dir, "tmp"), "--user=root", "--skip-test-db").CombinedOutput()
 	if err != nil {
 		os.RemoveAll(s.dir)
 		return fmt.Errorf("mariadb-install-db: %v\n%s", err, out), false
@@ -137,7 +144,7 @@ func (s *mariaServer) install() (err error, skip bool) {
 func (s *mariaServer) launch() error {
 	sock := filepath.Join(s.dir, "mariadb.sock")
 	s.cmd = exec.Command(s.daemon, "--no-defaults", "--user=root",
-		"--datadir="+filepath.Join(s.dir, "data"), "--socket="+sock, "--pid-file="+filepath.Join(s.dir, "mariadb.pid"),
+		"--datadir="+filepath.Join(s.dir, "data"), "--tmpdir="+filepath.Join(s.dir, "tmp"), "--socket="+sock, "--pid-file="+filepath.Join(s.dir, "mariadb.pid"),
 		"--bind-address=127.0.0.1", fmt.Sprintf("--port=%d", s.port),
 		"--log-error="+filepath.Join(s.dir, "error.log"),
 		"--skip-name-resolve", "--skip-log-bin",
