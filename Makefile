@@ -40,14 +40,6 @@ run: build
 # clients included), then the concurrent packages under the race detector.
 test: check test-unit test-race test-arm
 
-# Background runs whose output is printed whole once all have ended:
-# $(PAR_BEGIN); run NAME CMD...; run ...; $(PAR_END) fails if any failed.
-PAR_BEGIN = out=$$(mktemp -d); names=; \
-	run() { name=$$1; shift; names="$$names $$name"; ( env "$$@" >$$out/$$name 2>&1; echo $$? >$$out/$$name.rc ) & }
-PAR_END = wait; rc=0; \
-	for r in $$names; do echo "== $$r"; cat $$out/$$r; [ "$$(cat $$out/$$r.rc)" = 0 ] || rc=1; done; \
-	rm -rf $$out; exit $$rc
-
 # Four packages at a time: e2e's tests mostly wait on the processes they
 # drive (two at a time kept the 2-core box 97 % busy, 5 min 23 s; four:
 # 4 min 10 s). e2e (3.7 min) is then the longest; running it as two
@@ -69,8 +61,8 @@ test-race:
 # The unit tests of the packages that need no external service, under
 # qemu-user (Debian: qemu-user) for linux/arm GOARM=6 (Pi Zero/1) and arm64.
 # The e2e smoke test of the emulated binaries is e2e/arm_test.go (test-unit).
-ARM_TEST_PKGS := . ./sign ./wire ./metrics ./diskserver/... ./md ./dav ./placement ./catalog ./cmd/shoal/... ./tpc
-ARM_OTHER_PKGS := $(filter-out ./md,$(ARM_TEST_PKGS))
+# md's suite runs apart from these (below).
+ARM_PKGS := . ./sign ./wire ./metrics ./diskserver/... ./dav ./placement ./catalog ./cmd/shoal/... ./tpc
 # Four runs at once, as under emulation md's tests mostly wait (in two
 # runs one after the other the 2-core box was 57 % busy, 4 min 20 s,
 # md's suite under qemu-arm alone 3.9 min of it): the other packages on
@@ -91,12 +83,15 @@ test-arm:
 	@for q in qemu-arm qemu-aarch64; do command -v $$q >/dev/null 2>&1 && continue; \
 		if [ "$$CI" = true ]; then echo "test-arm: $$q missing (apt-get install qemu-user)" >&2; exit 1; fi; \
 		echo "test-arm: SKIPPED, $$q missing (apt-get install qemu-user)"; exit 0; done; \
-	$(PAR_BEGIN); \
-	run arm64 $(ARM64) -skip '$(ARM_SKIP)' $(ARM_OTHER_PKGS); \
-	run arm32 $(ARM32) -skip '$(ARM32_SKIP)' $(ARM_OTHER_PKGS); \
+	out=$$(mktemp -d); \
+	run() { ( n=$$1; shift; env "$$@" >$$out/$$n.log 2>&1; echo $$? >$$out/$$n.rc ) & }; \
+	run arm64 $(ARM64) -skip '$(ARM_SKIP)' $(ARM_PKGS); \
+	run arm32 $(ARM32) -skip '$(ARM32_SKIP)' $(ARM_PKGS); \
 	run arm32-md-1 $(ARM32) -run '$(MD_HALF)' -skip '$(ARM32_SKIP)' ./md; \
 	run arm32-md-2 $(ARM32) -skip '$(ARM32_SKIP)|$(MD_HALF)' ./md; \
-	$(PAR_END)
+	wait; rc=0; \
+	for r in arm64 arm32 arm32-md-1 arm32-md-2; do echo "== $$r"; cat $$out/$$r.log; [ "$$(cat $$out/$$r.rc)" = 0 ] || rc=1; done; \
+	rm -rf $$out; exit $$rc
 
 check:
 	@out="$$(gofmt -l $(GOFILES))"; if [ -n "$$out" ]; then echo "gofmt needed:" >&2; echo "$$out" >&2; exit 1; fi
