@@ -251,7 +251,7 @@ func (s *Server) targetExists(p *shoal.Principal, path string) (exists, createOn
 // logged here: fasthttp does not run the handler for it.
 func (s *Server) admitExpect(ctx *fasthttp.RequestCtx) int {
 	if !s.admitting(ctx, true) {
-		s.finish(ctx)
+		s.answerExpect(ctx)
 		return ctx.Response.StatusCode()
 	}
 	status := s.expectHandler(ctx)
@@ -259,7 +259,17 @@ func (s *Server) admitExpect(ctx *fasthttp.RequestCtx) int {
 		stateOf(ctx).expect = true
 	} else {
 		ctx.SetStatusCode(status)
-		s.finish(ctx)
+		s.answerExpect(ctx)
 	}
 	return status
+}
+
+// answerExpect finishes a request answered before its body. fasthttp
+// then closes the connection with the body unread; a client that did not
+// wait for 100 Continue (or waited less than md took) is sending it, and
+// a close with bytes unread resets the connection: the client reports
+// the reset ("broken pipe"), not the answer. So the close lingers.
+func (s *Server) answerExpect(ctx *fasthttp.RequestCtx) {
+	objhttp.CloseUnread(ctx)
+	s.finish(ctx)
 }

@@ -117,6 +117,43 @@ func TestRedirectWithoutExpect(t *testing.T) {
 	}
 }
 
+// TestExpectIgnored: a client that asks Expect: 100-continue but sends
+// its body before md answers (Go's client with a zero
+// ExpectContinueTimeout, or any client whose wait ran out first) reads
+// md's early answer, 307 or a refusal, rather than a reset: the answer
+// ends the connection (fasthttp's rule for Expect), and md reads and
+// drops the body for a while before it closes. The finding: an upload
+// refused with 507 by a full quota got "broken pipe" (md's
+// TestQuotaConcurrentUploads under qemu-arm, where md took longer than
+// the client's 1 s wait).
+func TestExpectIgnored(t *testing.T) {
+	e := newEnv(t, DataRedirect)
+	body := bytes.Repeat([]byte("x"), 8<<20) // more than the sockets buffer
+	for _, req := range []struct {
+		path   string
+		status int
+	}{{"/big", 307}, {"/missing/big", 409}} {
+		for i := range 5 {
+			// Zero ExpectContinueTimeout: the body goes at once.
+			client := &http.Client{Transport: &http.Transport{}, Timeout: 20 * time.Second,
+				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			r, _ := http.NewRequest("PUT", e.url+req.path, bytes.NewReader(body))
+			r.Header.Set("Expect", "100-continue")
+			res, err := client.Do(r)
+			if err != nil {
+				t.Fatalf("PUT %s with its body at once (try %d): %v, want %d", req.path, i+1, err, req.status)
+			}
+			res.Body.Close()
+			if res.StatusCode != req.status {
+				t.Errorf("PUT %s with its body at once: %d, want %d", req.path, res.StatusCode, req.status)
+			}
+		}
+	}
+	if r := e.do("HEAD", "/big", nil, nil); r.status != 404 {
+		t.Errorf("HEAD /big after the redirect alone: %d, want 404", r.status)
+	}
+}
+
 // TestAbandonedPut: a client that dies half-way leaves nothing visible
 // and, once the garbage is collected, nothing on disk: the data server
 // tells md the upload failed, which drops its reservation at once (no
