@@ -3,7 +3,6 @@ package catalog
 import (
 	"context"
 	"crypto/md5"
-	"fmt"
 	"hash/adler32"
 	"strings"
 	"time"
@@ -38,7 +37,6 @@ func (db *DB) CreateFiles(ctx context.Context, dir string, names []string, size 
 	sum := md5.Sum(data)
 	adler := int64(adler32.Checksum(data))
 	now := time.Now().UnixNano()
-	defer db.widenWriterCache(ctx)()
 	for len(names) > 0 {
 		batch := names[:min(BulkRowsPerTx, len(names))]
 		names = names[len(batch):]
@@ -88,29 +86,4 @@ func (db *DB) CreateFiles(ctx context.Context, dir string, names []string, size 
 		}
 	}
 	return nil
-}
-
-// bulkWriterCache is SQLite's writer page cache during a bulk load, in
-// KiB. Each batch updates the path-hash index at random, one leaf page
-// per file: with SQLite's default 2 MiB cache, past a few hundred
-// thousand files most of those pages are read back from the file. A
-// million files loaded in 34 s with the default, 23 s with 64 MiB
-// (2026-12-04, `shoal admin populate --files 1000000 --dirs 1`).
-const bulkWriterCache = 64 << 10
-
-// widenWriterCache gives an SQLite writer bulkWriterCache for a bulk load
-// and returns what puts the default back (which frees the pages: the
-// cache is per connection, and md's writer lives as long as md).
-func (db *DB) widenWriterCache(ctx context.Context) (restore func()) {
-	if db.d.name() != "sqlite" {
-		return func() {}
-	}
-	var was int
-	if err := db.write.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&was); err != nil {
-		return func() {}
-	}
-	if _, err := db.write.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = -%d`, bulkWriterCache)); err != nil {
-		return func() {}
-	}
-	return func() { db.write.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA cache_size = %d`, was)) }
 }

@@ -32,6 +32,9 @@ type dialect interface {
 	// writers is how many write transactions may run at once: the size of
 	// the committer's slots (SQLite: its one writer connection).
 	writers(o Options) int
+	// keyedByHash says whether entries are found by path_hash (MySQL)
+	// rather than by path (SQLite): see pathKey.
+	keyedByHash() bool
 	// releaseSavepoints says whether a batch releases each member's
 	// savepoint once it succeeded (SQLite: the statement journal is then
 	// reset instead of growing with the batch) or leaves them to the

@@ -138,6 +138,8 @@ func (mysqlDialect) writers(o Options) int { return max(1, min(o.WriteBatches, o
 
 func (mysqlDialect) releaseSavepoints() bool { return false }
 
+func (mysqlDialect) keyedByHash() bool { return true }
+
 // deleteReturning: MariaDB has DELETE … RETURNING (since 10.0.5);
 // MySQL has not.
 func (mysqlDialect) deleteReturning(ctx context.Context, db *sql.DB) (bool, error) {

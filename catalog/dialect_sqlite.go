@@ -190,12 +190,23 @@ func (sqliteDialect) migrations() [][]string {
 			not_before_ns INTEGER NOT NULL
 		)`,
 		`CREATE INDEX garbage_server_due ON garbage (server, not_before_ns)`,
-	}, sqlitePoolsV2, sqliteReplicaListV3, sqliteUploadsV4, sqliteLocksV5, sqliteUploadsV6, sqliteJobsV7, sqliteQuotasV8, sqliteTreeOpsV9}
+	}, sqlitePoolsV2, sqliteReplicaListV3, sqliteUploadsV4, sqliteLocksV5, sqliteUploadsV6, sqliteJobsV7, sqliteQuotasV8, sqliteTreeOpsV9,
+		sqliteEntriesByPathV10}
+}
+
+// sqliteEntriesByPathV10: entries are found by path through a unique
+// index on path, in place of the one on path_hash (see pathKey).
+var sqliteEntriesByPathV10 = []string{
+	`DROP INDEX entries_path_hash`,
+	`DROP INDEX entries_path`,
+	`CREATE UNIQUE INDEX entries_path ON entries (path)`,
 }
 
 func (sqliteDialect) writers(Options) int { return 1 }
 
 func (sqliteDialect) releaseSavepoints() bool { return true }
+
+func (sqliteDialect) keyedByHash() bool { return false }
 
 // lockSuffix: the single writer connection already serialises writers.
 func (sqliteDialect) lockSuffix(bool) string { return "" }

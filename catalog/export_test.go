@@ -208,13 +208,3 @@ func (db *DB) RecoverTreeOps(ctx context.Context, now time.Time) { db.recoverTre
 // a server without it needs (MySQL), for tests.
 func (db *DB) DeleteReturning() bool      { return db.deleteReturning }
 func (db *DB) SetDeleteReturning(on bool) { db.deleteReturning = on }
-
-// WriterCacheSize is the SQLite writer's PRAGMA cache_size (0 elsewhere).
-func (db *DB) WriterCacheSize(ctx context.Context) (int, error) {
-	if db.d.name() != "sqlite" {
-		return 0, nil
-	}
-	var n int
-	err := db.write.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&n)
-	return n, err
-}

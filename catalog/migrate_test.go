@@ -309,3 +309,54 @@ func testMigrateV7ToV8(t *testing.T, dsn string) {
 		t.Error(err)
 	}
 }
+
+// A version-9 SQLite catalog (entries found by path_hash) migrates to
+// version 10 (found by path, through a unique index on it): what was there
+// reads as before, a file used as a parent still says so, a create-only
+// PUT of an existing path is still refused, and new writes work.
+func TestMigrateSQLiteV9ToV10(t *testing.T) {
+	ctx := context.Background()
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "old.db")
+	w, closeOld, err := catalog.OpenAtVersion(ctx, dsn, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UnixNano()
+	mustExec(t, w, `INSERT INTO entries (id, parent_id, name, path, path_hash, is_dir, size, mtime_ns, ctime_ns, version, adler32, inline, layout, replica_list)
+		VALUES (2, 1, 'd', '/d', ?, 1, 0, ?, ?, 1, 0, NULL, '', '')`, catalog.PathHash("/d"), now, now)
+	mustExec(t, w, `INSERT INTO entries (id, parent_id, name, path, path_hash, is_dir, size, mtime_ns, ctime_ns, version, adler32, inline, layout, replica_list)
+		VALUES (3, 2, 'f', '/d/f', ?, 0, 5, ?, ?, 1, 7, ?, '', '')`, catalog.PathHash("/d/f"), now, now, []byte("hello"))
+	closeOld()
+
+	db, err := catalog.Open(ctx, catalog.Options{DSN: dsn}) // migrates
+	if err != nil {
+		t.Fatalf("Open of a version-9 catalog: %v", err)
+	}
+	defer db.Close()
+	if e, err := db.Stat(ctx, "/d/f"); err != nil || string(e.Inline) != "hello" {
+		t.Fatalf("Stat /d/f after migration: %+v, %v", e, err)
+	}
+	if _, err := db.Stat(ctx, "/d/f/x"); !shoal.IsKind(err, shoal.KindNotDir) {
+		t.Errorf("Stat below a file: %v, want KindNotDir", err)
+	}
+	if _, err := db.PutInline(ctx, "/d/f", []byte("x"), shoal.Sums{}, time.Now(), shoal.Condition{CreateOnly: true}, time.Time{}); !shoal.IsKind(err, shoal.KindPrecondition) {
+		t.Errorf("create-only PUT of an existing file: %v, want KindPrecondition", err)
+	}
+	if _, err := db.PutInline(ctx, "/d/g", []byte("new"), shoal.Sums{}, time.Now(), shoal.Condition{CreateOnly: true}, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	ls, err := db.List(ctx, "/d")
+	if err != nil || len(ls) != 2 || ls[0].Path != "/d/f" || ls[1].Path != "/d/g" {
+		t.Fatalf("List /d: %v, %v", ls, err)
+	}
+	// The unique index on path is what keeps paths unique now.
+	w, closeW, err := catalog.OpenAtVersion(ctx, dsn, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeW()
+	if _, err := w.Exec(`INSERT INTO entries (parent_id, name, path, path_hash, is_dir, mtime_ns, ctime_ns)
+		VALUES (2, 'g2', '/d/g', X'00', 0, 0, 0)`); err == nil {
+		t.Error("a second row for /d/g was accepted")
+	}
+}

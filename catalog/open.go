@@ -125,6 +125,7 @@ func (o *Options) setDefaults(d dialect) {
 // DB is the SQL catalog. It is safe for concurrent use.
 type DB struct {
 	d        dialect
+	key      pathKey // how entries are found by path
 	read     *sql.DB // reads; never waits on writers (SQLite WAL)
 	write    *sql.DB // transactions (one connection for SQLite)
 	opts     Options
@@ -182,7 +183,7 @@ func openOnce(ctx context.Context, o Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	if db.statStmt, err = db.read.PrepareContext(ctx, statHiddenSQL); err != nil {
+	if db.statStmt, err = db.read.PrepareContext(ctx, db.key.statHidden); err != nil {
 		db.Close()
 		return nil, db.fail(op, "", err)
 	}
@@ -213,7 +214,7 @@ func connect(ctx context.Context, o Options) (*DB, error) {
 		return nil, shoal.Errorf(op, shoal.KindInvalid, "catalog DSN %q: want sqlite:PATH or mysql://USER:PASS@HOST:PORT/DB", redactDSN(o.DSN))
 	}
 	o.setDefaults(d)
-	db := &DB{d: d, opts: o, owner: newOwner()}
+	db := &DB{d: d, opts: o, owner: newOwner(), key: newPathKey(d.keyedByHash())}
 	db.treeCtx, db.treeStop = context.WithCancel(context.Background())
 	if d.name() == "sqlite" {
 		db.space.dir = sqliteDir(target)

@@ -160,14 +160,10 @@ func (db *DB) PoolFor(ctx context.Context, path string) (shoal.Pool, error) {
 	if path != "/" {
 		cands = append(cands, path)
 	}
-	args := make([]any, len(cands), len(cands)+1)
-	for i, c := range cands {
-		args[i] = pathHash(c)
-	}
-	args = append(args, shoal.DefaultPool)
+	args := append(db.key.args(make([]any, 0, len(cands)+1), cands...), shoal.DefaultPool)
 	rows, err := db.query(ctx, `SELECT e.path, d.pool, p.layout FROM entries e
 		JOIN dir_pools d ON d.dir_id = e.id LEFT JOIN pools p ON p.name = d.pool
-		WHERE e.path_hash IN (`+placeholders(len(cands))+`)
+		WHERE `+db.key.in(len(cands))+`
 		UNION ALL SELECT NULL, name, layout FROM pools WHERE name = ?`, args...)
 	if err != nil {
 		return shoal.Pool{}, db.fail(op, path, err)

@@ -122,12 +122,8 @@ func (db *DB) QuotasFor(ctx context.Context, path string) ([]shoal.Quota, error)
 	if path != "/" {
 		chain = append(chain, path)
 	}
-	args := make([]any, len(chain))
-	for i, c := range chain {
-		args[i] = pathHash(c)
-	}
 	rows, err := db.query(ctx, `SELECT `+quotaCols+` FROM quotas q JOIN entries e ON e.id = q.dir_id
-		WHERE e.path_hash IN (`+placeholders(len(args))+`)`, args...)
+		WHERE `+db.key.in(len(chain)), db.key.args(nil, chain...)...)
 	if err != nil {
 		return nil, db.fail(op, path, err)
 	}

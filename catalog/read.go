@@ -14,13 +14,6 @@ import (
 const entryCols = `id, parent_id, path, is_dir, size, mtime_ns, ctime_ns, version,
 adler32, md5, sha256, inline, layout, replica_list`
 
-const statSQL = `SELECT ` + entryCols + ` FROM entries WHERE path_hash = ?`
-
-// statHiddenSQL is statSQL that also says whether a large tree operation
-// hides a tree somewhere (see treeops.go): almost never, and then Stat
-// checks the path's ancestors.
-const statHiddenSQL = `SELECT ` + entryCols + `, EXISTS (SELECT 1 FROM tree_ops WHERE hidden = 1) FROM entries WHERE path_hash = ?`
-
 // scanEntries reads rows of entryCols, one Entry per row.
 func scanEntries(rows rowSet) ([]*shoal.Entry, error) {
 	return scanEntriesExtra(rows, nil)
@@ -88,7 +81,7 @@ func (db *DB) Stat(ctx context.Context, path string) (*shoal.Entry, error) {
 	db.trips.Add(1)
 	ctx, cancel := db.bounded(ctx)
 	defer cancel()
-	rows, err := db.statStmt.QueryContext(ctx, pathHash(path))
+	rows, err := db.statStmt.QueryContext(ctx, db.key.of(path))
 	if err != nil {
 		return nil, db.fail(op, path, err)
 	}
@@ -119,11 +112,7 @@ func (db *DB) missing(ctx context.Context, op, path string) error {
 	if len(anc) == 0 {
 		return shoal.E(op, path, shoal.KindNotFound)
 	}
-	args := make([]any, len(anc))
-	for i, a := range anc {
-		args[i] = pathHash(a)
-	}
-	rows, err := db.query(ctx, `SELECT path FROM entries WHERE is_dir = 0 AND path_hash IN (`+placeholders(len(args))+`)`, args...)
+	rows, err := db.query(ctx, `SELECT path FROM entries e WHERE is_dir = 0 AND `+db.key.in(len(anc)), db.key.args(nil, anc...)...)
 	if err != nil {
 		return db.fail(op, path, err)
 	}

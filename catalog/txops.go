@@ -96,8 +96,8 @@ func (t *tx) lockPathCounting(ctx context.Context, path string, countLocks bool)
 		}
 		return false
 	}
-	scan := func(q string, hashes []any, extra ...any) error {
-		rows, err := t.query(ctx, q, hashes...)
+	scan := func(q string, keys []any, extra ...any) error {
+		rows, err := t.query(ctx, q, keys...)
 		if err != nil {
 			return err
 		}
@@ -113,35 +113,36 @@ func (t *tx) lockPathCounting(ctx context.Context, path string, countLocks bool)
 		}
 		return rows.Err()
 	}
-	const sel = `SELECT ` + nodeCols + ` FROM entries WHERE path_hash `
+	const sel = `SELECT ` + nodeCols + ` FROM entries e WHERE `
+	k := t.db.key
 	if t.db.dirs != nil { // SQLite: ancestors kept by the writer need no read
 		if err := t.checkDirs(); err != nil {
 			return nil, nil, nil, -1, err
 		}
 	}
-	hashes := make([]any, 0, len(anc)+1)
+	keys := make([]any, 0, len(anc)+1)
 	for _, a := range anc {
 		if n, ok := t.db.dirs.get(a); ok {
 			see(&n)
 		} else {
-			hashes = append(hashes, pathHash(a))
+			keys = append(keys, k.of(a))
 		}
 	}
-	if together { // one hash left alone: SQLite reads IN (?) as = ?
-		hashes = append(hashes, pathHash(path))
-		err = scan(sel+`IN (`+placeholders(len(hashes))+`)`, hashes)
+	if together { // one key left alone: SQLite reads IN (?) as = ?
+		keys = append(keys, k.of(path))
+		err = scan(sel+k.in(len(keys)), keys)
 	} else {
 		switch {
-		case len(hashes) > 0 && countLocks:
+		case len(keys) > 0 && countLocks:
 			// The root is among the ancestors: the query has a row.
 			count, args := lockCountQuery(path, time.Now())
-			err = scan(`SELECT `+nodeCols+`, (`+count+`) FROM entries WHERE path_hash IN (`+placeholders(len(hashes))+`)`+
-				t.db.d.lockSuffix(false), append(args, hashes...), &chainLocks)
-		case len(hashes) > 0:
-			err = scan(sel+`IN (`+placeholders(len(hashes))+`)`+t.db.d.lockSuffix(false), hashes)
+			err = scan(`SELECT `+nodeCols+`, (`+count+`) FROM entries e WHERE `+k.in(len(keys))+
+				t.db.d.lockSuffix(false), append(args, keys...), &chainLocks)
+		case len(keys) > 0:
+			err = scan(sel+k.in(len(keys))+t.db.d.lockSuffix(false), keys)
 		}
 		if err == nil {
-			err = scan(sel+`= ?`+t.db.d.lockSuffix(true), []any{pathHash(path)})
+			err = scan(sel+k.eq()+t.db.d.lockSuffix(true), []any{k.of(path)})
 		}
 	}
 	if err != nil {
@@ -182,7 +183,7 @@ func checkTarget(op, path string, self *node, cond shoal.Condition) error {
 
 // entry re-reads an entry inside the transaction, replicas included.
 func (t *tx) entry(ctx context.Context, path string) (*shoal.Entry, error) {
-	rows, err := t.query(ctx, statSQL, pathHash(path))
+	rows, err := t.query(ctx, t.db.key.stat, t.db.key.of(path))
 	if err != nil {
 		return nil, err
 	}

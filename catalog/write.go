@@ -501,12 +501,10 @@ func (t *tx) ancestry(ctx context.Context, path, client string, countPending boo
 		pending = `(SELECT COUNT(*) FROM uploads WHERE client = ? AND expires_ns > ?)`
 		args = append(args, client, time.Now().UnixNano())
 	}
-	for _, c := range chain {
-		args = append(args, pathHash(c))
-	}
+	args = t.db.key.args(args, chain...)
 	rows, err := t.query(ctx, `SELECT e.id, e.path, e.is_dir, e.version, e.size, e.quota, e.tree_op, q.dir_id IS NOT NULL,
 		COALESCE(q.bytes_limit, 0), COALESCE(q.files_limit, 0), COALESCE(q.used_bytes, 0), COALESCE(q.used_files, 0), COALESCE(q.reserved, 0),
-		`+pending+` FROM entries e LEFT JOIN quotas q ON q.dir_id = e.id WHERE e.path_hash IN (`+placeholders(len(chain))+`)`, args...)
+		`+pending+` FROM entries e LEFT JOIN quotas q ON q.dir_id = e.id WHERE `+t.db.key.in(len(chain)), args...)
 	if err != nil {
 		return ancestry{}, err
 	}
