@@ -23,8 +23,9 @@ func pathHash(p string) []byte {
 type pathKey struct {
 	col        string // path_hash or path
 	hashed     bool
-	stat       string // statSQL: an entry by its path
-	statHidden string // statSQL, and whether a tree operation hides a tree
+	eq         string // the condition "entry e's path is k.of's value"
+	stat       string // an entry (entryCols) by its path
+	statHidden string // stat, and whether a tree operation hides a tree
 }
 
 func newPathKey(hashed bool) pathKey {
@@ -32,6 +33,7 @@ func newPathKey(hashed bool) pathKey {
 	if hashed {
 		k.col = "path_hash"
 	}
+	k.eq = `e.` + k.col + ` = ?`
 	k.stat = `SELECT ` + entryCols + ` FROM entries WHERE ` + k.col + ` = ?`
 	// Almost never true, and then Stat checks the path's ancestors (see
 	// treeops.go).
@@ -51,9 +53,6 @@ func (k pathKey) of(p string) any {
 func (k pathKey) in(n int) string {
 	return `e.` + k.col + ` IN (` + placeholders(n) + `)`
 }
-
-// eq is the condition "entry e's path is k.of's value".
-func (k pathKey) eq() string { return `e.` + k.col + ` = ?` }
 
 // args appends the key values of paths to args.
 func (k pathKey) args(args []any, paths ...string) []any {

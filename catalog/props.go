@@ -12,7 +12,7 @@ import (
 func (db *DB) Props(ctx context.Context, path string) ([]shoal.Prop, error) {
 	const op = "catalog.Props"
 	rows, err := db.query(ctx, `SELECT e.path, p.space, p.name, p.value FROM entries e
-		LEFT JOIN props p ON p.entry_id = e.id WHERE `+db.key.eq()+` ORDER BY p.space, p.name`, db.key.of(path))
+		LEFT JOIN props p ON p.entry_id = e.id WHERE `+db.key.eq+` ORDER BY p.space, p.name`, db.key.of(path))
 	if err != nil {
 		return nil, db.fail(op, path, err)
 	}

@@ -142,7 +142,7 @@ func (t *tx) lockPathCounting(ctx context.Context, path string, countLocks bool)
 			err = scan(sel+k.in(len(keys))+t.db.d.lockSuffix(false), keys)
 		}
 		if err == nil {
-			err = scan(sel+k.eq()+t.db.d.lockSuffix(true), []any{k.of(path)})
+			err = scan(sel+k.eq+t.db.d.lockSuffix(true), []any{k.of(path)})
 		}
 	}
 	if err != nil {
