@@ -40,12 +40,10 @@ func TestEmulatedSmoke(t *testing.T) {
 			}
 			qemu := need(t, tg.qemu)
 			bin := filepath.Join(t.TempDir(), "shoal-linux-"+tg.name)
-			// Built with the flags `make test-arm`'s test binaries have, so
-			// that one compiles the packages for both: with -trimpath (as
-			// the release build has) they were compiled twice, and an empty
-			// build cache took 132 s instead of 42 s to build the 32-bit
-			// ARM tests after this binary.
-			build := exec.Command("go", "build", "-o", bin, "shoal/cmd/shoal")
+			// -trimpath, as `make cross` (deploy's guide) and `make
+			// test-arm` build: with the same flags the three share the
+			// compiled packages of a target (see ARM_GO in the Makefile).
+			build := exec.Command("go", "build", "-trimpath", "-o", bin, "shoal/cmd/shoal")
 			build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+tg.goarch, "GOARM="+tg.goarm)
 			if out, err := build.CombinedOutput(); err != nil {
 				t.Fatalf("cross-building for %s: %v\n%s", tg.name, err, out)
