@@ -28,7 +28,7 @@ func TestCatalogOutageAgesOutServers(t *testing.T) {
 	ttl := []string{"SHOAL_MD_SERVER_TTL=3s"}
 	a := startMD(t, maria.DSN, mc.Addr, secret, append(ttl, "SHOAL_MD_DATA_MODE=proxy"))
 	b := startMD(t, maria.DSN, mc.Addr, secret, append(ttl, "SHOAL_MD_DATA_MODE=redirect"))
-	startProc(t, []string{"SHOAL_DISK_HEARTBEAT=1s"}, "disk", "--listen", "127.0.0.1:0", "--md", a.URL, "--data", t.TempDir(), "--secret-file", secret)
+	startDisk(t, a.URL, secret, "SHOAL_DISK_HEARTBEAT=1s")
 
 	const files = 10
 	body := func(i int) string { return strings.Repeat(fmt.Sprintf("file %d ", i), 2000) } // 14+ KiB: on the data server

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -89,9 +90,36 @@ func startMD(t *testing.T, dsn, mc, secret string, env []string, extra ...string
 
 // startDisk runs `shoal disk` over a temp dir, heartbeating to mdURL, and
 // waits until md lists it as a live server.
-func startDisk(t *testing.T, mdURL, secret string) *proc {
+func startDisk(t *testing.T, mdURL, secret string, env ...string) *proc {
 	t.Helper()
-	return startProc(t, nil, "disk", "--listen", "127.0.0.1:0", "--md", mdURL, "--data", t.TempDir(), "--secret-file", secret)
+	d := startProc(t, env, "disk", "--listen", "127.0.0.1:0", "--md", mdURL, "--data", t.TempDir(), "--secret-file", secret)
+	waitLive(t, mdURL, secret, d.fields["id"])
+	return d
+}
+
+// waitLive waits until md at mdURL lists data server id as live: a data
+// server prints "ready" before its first heartbeat, so a write sent at
+// once could find no live server (507) on a loaded machine.
+func waitLive(t *testing.T, mdURL, secret, id string) {
+	t.Helper()
+	waitFor(t, 30*time.Second, "md to list data server "+id+" as live", func() bool {
+		out, _ := run(t, "", nil, shoalBin, "admin", "--md", mdURL, "--secret-file", secret, "status", "--json")
+		var st struct {
+			Servers []struct {
+				ID   string
+				Live bool `json:"live"`
+			} `json:"servers"`
+		}
+		if json.Unmarshal([]byte(out), &st) != nil {
+			return false
+		}
+		for _, s := range st.Servers {
+			if s.ID == id && s.Live {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 func tail(s string, n int) string {
