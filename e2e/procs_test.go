@@ -97,24 +97,20 @@ func startDisk(t *testing.T, mdURL, secret string, env ...string) *proc {
 	return d
 }
 
-// waitLive waits until md at mdURL lists data server id as live: a data
-// server prints "ready" before its first heartbeat, so a write sent at
-// once could find no live server (507) on a loaded machine.
+// waitLive waits until md at mdURL lists data server id, which it does
+// from the server's first heartbeat: a data server prints "ready" before
+// it, so a write sent at once could find no live server (507) on a loaded
+// machine.
 func waitLive(t *testing.T, mdURL, secret, id string) {
 	t.Helper()
-	waitFor(t, 30*time.Second, "md to list data server "+id+" as live", func() bool {
-		out, _ := run(t, "", nil, shoalBin, "admin", "--md", mdURL, "--secret-file", secret, "status", "--json")
-		var st struct {
-			Servers []struct {
-				ID   string
-				Live bool `json:"live"`
-			} `json:"servers"`
-		}
-		if json.Unmarshal([]byte(out), &st) != nil {
+	waitFor(t, 30*time.Second, "md to list data server "+id, func() bool {
+		out, code := run(t, "", nil, shoalBin, "admin", "--md", mdURL, "--secret-file", secret, "servers", "--json")
+		var servers []struct{ ID string }
+		if code != 0 || json.Unmarshal([]byte(out), &servers) != nil {
 			return false
 		}
-		for _, s := range st.Servers {
-			if s.ID == id && s.Live {
+		for _, s := range servers {
+			if s.ID == id {
 				return true
 			}
 		}
