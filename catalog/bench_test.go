@@ -164,3 +164,32 @@ func BenchmarkListPageSQLite(b *testing.B) {
 		after = p.Entries[len(p.Entries)-1].Name()
 	}
 }
+
+// BenchmarkListSubdirsSQLite lists a directory of 200 subdirectories of 5
+// files each: the path walk reads once more for each (see
+// childrenByPath); one op is one entry.
+func BenchmarkListSubdirsSQLite(b *testing.B) {
+	db := openSQLite(b)
+	ctx := context.Background()
+	if _, err := db.Mkdir(ctx, "/subs", time.Now()); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 200 {
+		d := fmt.Sprintf("/subs/d%03d", i)
+		if _, err := db.Mkdir(ctx, d, time.Now()); err != nil {
+			b.Fatal(err)
+		}
+		if err := db.CreateFiles(ctx, d, []string{"a", "b", "c", "d", "e"}, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for n := 0; n < b.N; {
+		p, err := db.ListPage(ctx, "/subs", "", 512, false)
+		if err != nil || len(p.Entries) != 200 {
+			b.Fatal(len(p.Entries), err)
+		}
+		n += len(p.Entries)
+	}
+}

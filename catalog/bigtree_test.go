@@ -256,6 +256,12 @@ func TestSQLiteBigTreeTakeOver(t *testing.T) {
 	if _, err := b.Stat(ctx, "/dst/f0000"); !shoal.IsKind(err, shoal.KindNotFound) {
 		t.Errorf("Stat /dst/f0000 of the abandoned copy = %v, want KindNotFound", err)
 	}
+	for _, dir := range []string{"/", "/src"} { // the hidden copy's rows lie in both's range of paths
+		p, err := b.ListPage(ctx, dir, "", 5000, false)
+		if want := map[string]int{"/": 1, "/src": len(names)}[dir]; err != nil || len(p.Entries) != want {
+			t.Errorf("ListPage %s during the abandoned copy = %v, %v; want %d entries", dir, names4(p.Entries), err, want)
+		}
+	}
 	b.RecoverTreeOps(ctx, now.Add(time.Hour)) // as if the lease had lapsed
 	if n, err := b.TreeOps(ctx); err != nil || n != 0 {
 		t.Fatalf("%d tree operations left after the take-over (%v)", n, err)
@@ -273,4 +279,13 @@ func TestSQLiteBigTreeTakeOver(t *testing.T) {
 	if es, err := b.List(ctx, "/src"); err != nil || len(es) != len(names)+1 {
 		t.Errorf("List /src = %d entries, %v; want %d", len(es), err, len(names)+1)
 	}
+}
+
+// names4 is the first four names of es, for messages.
+func names4(es []*shoal.Entry) []string {
+	var out []string
+	for _, e := range es[:min(4, len(es))] {
+		out = append(out, e.Name())
+	}
+	return out
 }

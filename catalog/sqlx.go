@@ -29,6 +29,23 @@ type tx struct {
 	// dirsChecked: the directory cache was checked against other
 	// connections' commits in this transaction (see checkDirs).
 	dirsChecked bool
+	// bound are the cached statements bound to this transaction: binding
+	// one (sql.Tx.StmtContext) allocates a new sql.Stmt each time, and a
+	// batch runs the same few statements for each of its members.
+	bound map[*sql.Stmt]*sql.Stmt
+}
+
+// stmt is s bound to t, once per transaction.
+func (t *tx) stmt(ctx context.Context, s *sql.Stmt) *sql.Stmt {
+	if b, ok := t.bound[s]; ok {
+		return b
+	}
+	b := t.tx.StmtContext(ctx, s)
+	if t.bound == nil {
+		t.bound = make(map[*sql.Stmt]*sql.Stmt, 8)
+	}
+	t.bound[s] = b
+	return b
 }
 
 // stmtCtx is the context of t's statements: t's own, except for SQLite,
@@ -47,7 +64,7 @@ func (t *tx) exec(_ context.Context, q string, args ...any) (sql.Result, error) 
 	t.db.trips.Add(1)
 	ctx := t.stmtCtx()
 	if s := t.db.writeStmts.get(ctx, q); s != nil {
-		return t.tx.StmtContext(ctx, s).ExecContext(ctx, args...)
+		return t.stmt(ctx, s).ExecContext(ctx, args...)
 	}
 	return t.tx.ExecContext(ctx, q, args...)
 }
@@ -56,7 +73,7 @@ func (t *tx) query(_ context.Context, q string, args ...any) (*sql.Rows, error) 
 	t.db.trips.Add(1)
 	ctx := t.stmtCtx()
 	if s := t.db.writeStmts.get(ctx, q); s != nil {
-		return t.tx.StmtContext(ctx, s).QueryContext(ctx, args...)
+		return t.stmt(ctx, s).QueryContext(ctx, args...)
 	}
 	return t.tx.QueryContext(ctx, q, args...)
 }
@@ -65,7 +82,7 @@ func (t *tx) queryRow(_ context.Context, q string, args ...any) *sql.Row {
 	t.db.trips.Add(1)
 	ctx := t.stmtCtx()
 	if s := t.db.writeStmts.get(ctx, q); s != nil {
-		return t.tx.StmtContext(ctx, s).QueryRowContext(ctx, args...)
+		return t.stmt(ctx, s).QueryRowContext(ctx, args...)
 	}
 	return t.tx.QueryRowContext(ctx, q, args...)
 }

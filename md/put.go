@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"hash/adler32"
 	"io"
 	"time"
@@ -189,7 +190,17 @@ func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 		body = bytes.NewReader(ctx.Request.Body())
 	}
 	if s.inline(p.length) {
-		s.putInline(ctx, p, io.LimitReader(body, p.length))
+		// Read into a buffer of the announced size: io.ReadAll would
+		// allocate 512 bytes for an empty body, and grow by copies.
+		data := make([]byte, p.length)
+		if _, err := io.ReadFull(body, data); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
+				err = errors.New("body shorter than Content-Length")
+			}
+			httperr.Write(ctx, shoal.E("PUT", p.path, shoal.KindInvalid, err))
+			return
+		}
+		s.putInline(ctx, p, data)
 		return
 	}
 	local := s.placeLocal(s.base, p).local
@@ -215,7 +226,7 @@ func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 			return
 		}
 		if int64(len(head)) <= s.opts.InlineMax {
-			s.putInline(ctx, p, bytes.NewReader(head))
+			s.putInline(ctx, p, head)
 			return
 		}
 		body = io.MultiReader(bytes.NewReader(head), body)
@@ -230,17 +241,8 @@ func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 	s.putProxy(ctx, p, body)
 }
 
-// putInline stores a small file in the catalog.
-func (s *Server) putInline(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) {
-	data, err := io.ReadAll(body)
-	if err != nil {
-		httperr.Write(ctx, shoal.E("PUT", p.path, shoal.KindInvalid, err))
-		return
-	}
-	if p.length >= 0 && int64(len(data)) != p.length {
-		httperr.Write(ctx, shoal.Errorf("PUT", shoal.KindInvalid, "body shorter than Content-Length"))
-		return
-	}
+// putInline stores a small file, the whole body in data, in the catalog.
+func (s *Server) putInline(ctx *fasthttp.RequestCtx, p *putPlan, data []byte) {
 	if data == nil {
 		data = []byte{}
 	}

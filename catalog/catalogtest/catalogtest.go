@@ -28,6 +28,7 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"MkdirNested", testMkdirNested},
 		{"ListSorted", testListSorted},
 		{"ListPage", testListPage},
+		{"ListSubtrees", testListSubtrees},
 		{"NotDirParents", testNotDirParents},
 		{"PutInline", testPutInline},
 		{"Upload", testUpload},

@@ -116,3 +116,58 @@ func testListPage(t *testing.T, c shoal.Catalog) {
 	_, err = c.ListPage(ctx(t), "/p", "", 0, false)
 	wantKind(t, "ListPage limit 0", err, shoal.KindInvalid)
 }
+
+// testListSubtrees: a listing holds a directory's children, never what
+// lies below them, whatever sorts beside a subdirectory's subtree ("x-1"
+// and "x.t" before "x/…", "x0" after it), in pages of any size, with the
+// children's properties; List agrees, and the root lists its children.
+func testListSubtrees(t *testing.T, c shoal.Catalog) {
+	mkdir(t, c, "/s", "/s/x", "/s/x/deep", "/s/x0", "/s/y", "/s/y/z")
+	for _, p := range []string{"/s/x/deep/f", "/s/x/f", "/s/x-1", "/s/x.t", "/s/x0/f", "/s/y/z/f", "/s/z"} {
+		putInline(t, c, p, p)
+	}
+	ok(t, c.PatchProps(ctx(t), "/s/x0", []shoal.Prop{{Space: "urn:x", Name: "p", Value: "x0"}}, nil))
+	ok(t, c.PatchProps(ctx(t), "/s/x/f", []shoal.Prop{{Space: "urn:x", Name: "p", Value: "below"}}, nil))
+	want := []string{"x", "x-1", "x.t", "x0", "y", "z"}
+	for _, limit := range []int{1, 2, 4, 100} {
+		var listed []string
+		for after, pages := "", 0; ; pages++ {
+			if pages > len(want) {
+				t.Fatalf("limit %d: more pages than entries", limit)
+			}
+			p := got(c.ListPage(ctx(t), "/s", after, limit, true)).must(t)
+			for i, e := range p.Entries {
+				listed = append(listed, e.Name())
+				if e.Path != "/s/"+e.Name() {
+					t.Errorf("limit %d: entry path %s", limit, e.Path)
+				}
+				wantProps := 0
+				if e.Name() == "x0" {
+					wantProps = 1
+				}
+				if len(p.Props[i]) != wantProps {
+					t.Errorf("limit %d: props of %s = %v", limit, e.Path, p.Props[i])
+				}
+			}
+			if !p.More || len(p.Entries) == 0 {
+				break
+			}
+			after = p.Entries[len(p.Entries)-1].Name()
+		}
+		if !equalStrings(listed, want) {
+			t.Errorf("limit %d: listed %v, want %v", limit, listed, want)
+		}
+	}
+	if es := got(c.List(ctx(t), "/s")).must(t); !equalStrings(names(es), want) {
+		t.Errorf("List /s = %v, want %v", names(es), want)
+	}
+	if p := got(c.ListPage(ctx(t), "/s", "x", 2, false)).must(t); !equalStrings(names(p.Entries), []string{"x-1", "x.t"}) || !p.More {
+		t.Errorf("ListPage after the directory x = %v more %v, want [x-1 x.t], more", names(p.Entries), p.More)
+	}
+	if es := got(c.List(ctx(t), "/")).must(t); !equalStrings(names(es), []string{"s"}) {
+		t.Errorf("List / = %v, want [s]", names(es))
+	}
+	if p := got(c.ListPage(ctx(t), "/", "", 5, true)).must(t); !equalStrings(names(p.Entries), []string{"s"}) || p.More {
+		t.Errorf("ListPage / = %v more %v, want [s]", names(p.Entries), p.More)
+	}
+}
