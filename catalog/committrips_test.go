@@ -57,3 +57,44 @@ func TestMariaDBCommitLockCheckTrips(t *testing.T) {
 		t.Errorf("commit under a lock on its directory: %d round trips, want %d (the check's query)", n, unchecked+1)
 	}
 }
+
+// Over SQLite, a new file whose directory the writer keeps (the directory
+// cache) is inserted without reading its path first: BEGIN, the cache's
+// check (PRAGMA data_version), INSERT, COMMIT. Where the insert finds the path taken, the write goes on as if
+// it had read it: an overwrite, a refused create-only PUT, a directory.
+func TestSQLiteNewFileInsertsFirst(t *testing.T) {
+	db := openSQLite(t)
+	ctx := context.Background()
+	now := time.Now()
+	if _, err := db.Mkdir(ctx, "/t", now); err != nil {
+		t.Fatal(err)
+	}
+	put := func(path, data string, cond shoal.Condition) (*shoal.Entry, error) {
+		return db.PutInline(ctx, path, []byte(data), shoal.Sums{}, now, cond, now)
+	}
+	if _, err := put("/t/a", "a", shoal.Condition{}); err != nil { // /t cached from here on
+		t.Fatal(err)
+	}
+	before := db.RoundTrips()
+	if _, err := put("/t/b", "b", shoal.Condition{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := db.RoundTrips() - before; n != 4 {
+		t.Errorf("a new file in a cached directory: %d statements, want 4 (BEGIN, PRAGMA, INSERT, COMMIT)", n)
+	}
+	if e, err := put("/t/b", "b2", shoal.Condition{}); err != nil || e.Version != 2 || string(e.Inline) != "b2" {
+		t.Errorf("overwrite: %+v, %v; want version 2, b2", e, err)
+	}
+	if _, err := put("/t/b", "b3", shoal.Condition{CreateOnly: true}); !shoal.IsKind(err, shoal.KindPrecondition) {
+		t.Errorf("create-only PUT of an existing file: %v, want KindPrecondition", err)
+	}
+	if _, err := db.Mkdir(ctx, "/t/d", now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := put("/t/d", "x", shoal.Condition{}); !shoal.IsKind(err, shoal.KindIsDir) {
+		t.Errorf("PUT over a directory: %v, want KindIsDir", err)
+	}
+	if e, err := db.Stat(ctx, "/t/b"); err != nil || string(e.Inline) != "b2" || e.Version != 2 {
+		t.Errorf("Stat /t/b = %+v, %v; want b2 at version 2", e, err)
+	}
+}

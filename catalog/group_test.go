@@ -27,6 +27,16 @@ func testGroupCommit(t *testing.T, db *catalog.DB) {
 	if _, err := db.PutInline(ctx, "/g/exists", []byte("old"), shoal.Sums{}, now, shoal.Condition{}, now); err != nil {
 		t.Fatal(err)
 	}
+	// A directory holding one file at most, and holding it.
+	if _, err := db.Mkdir(ctx, "/g/q", now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PutInline(ctx, "/g/q/a", []byte("a"), shoal.Sums{}, now, shoal.Condition{}, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SetQuota(ctx, "/g/q", 0, 1); err != nil {
+		t.Fatal(err)
+	}
 	type call struct {
 		name string
 		fn   func() error
@@ -93,8 +103,47 @@ func testGroupCommit(t *testing.T, db *catalog.DB) {
 	if e, err := db.Stat(ctx, "/g/same"); err != nil || string(e.Inline) != "1" {
 		t.Errorf("/g/same = %v, %v; want the first create's", e, err)
 	}
-	if es, err := db.List(ctx, "/g"); err != nil || len(es) != 8 {
-		t.Errorf("List /g = %d entries, %v; want 8", len(es), err)
+	// A batch whose one failure is refused after its row was written
+	// (the quota is charged after the insert): that row is undone, the
+	// others' stay.
+	release = db.HoldWriters(t)
+	quotaErr := make(chan error, 1)
+	var wg2 sync.WaitGroup
+	wg2.Go(func() {
+		if err := put("/g/r1", "r1", only)(); err != nil {
+			t.Error(err)
+		}
+	})
+	waitFor(t, func() bool { return db.Queued() == 1 })
+	wg2.Go(func() { quotaErr <- put("/g/q/b", "b", shoal.Condition{})() })
+	waitFor(t, func() bool { return db.Queued() == 2 })
+	wg2.Go(func() {
+		if err := put("/g/r2", "r2", only)(); err != nil {
+			t.Error(err)
+		}
+	})
+	waitFor(t, func() bool { return db.Queued() == 3 })
+	release()
+	wg2.Wait()
+	if err := <-quotaErr; !shoal.IsKind(err, shoal.KindQuota) {
+		t.Errorf("create over a files quota: %v, want KindQuota", err)
+	}
+	for _, p := range []string{"/g/r1", "/g/r2"} {
+		if _, err := db.Stat(ctx, p); err != nil {
+			t.Errorf("Stat %s, batched beside a refused create: %v", p, err)
+		}
+	}
+	if _, err := db.Stat(ctx, "/g/q/b"); !shoal.IsKind(err, shoal.KindNotFound) {
+		t.Errorf("Stat /g/q/b, refused by its quota = %v, want KindNotFound", err)
+	}
+	if err := db.CheckQuotas(ctx); err != nil {
+		t.Error(err)
+	}
+	if qs, err := db.QuotasFor(ctx, "/g/q/b"); err != nil || len(qs) != 1 || qs[0].UsedFiles != 1 {
+		t.Errorf("quotas over /g/q/b = %+v, %v; want one, with one file used", qs, err)
+	}
+	if es, err := db.List(ctx, "/g"); err != nil || len(es) != 11 {
+		t.Errorf("List /g = %d entries, %v; want 11", len(es), err)
 	}
 }
 

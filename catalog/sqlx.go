@@ -33,6 +33,9 @@ type tx struct {
 	// one (sql.Tx.StmtContext) allocates a new sql.Stmt each time, and a
 	// batch runs the same few statements for each of its members.
 	bound map[*sql.Stmt]*sql.Stmt
+	// wrote counts the statements that changed something (see
+	// committer.runShared).
+	wrote int
 }
 
 // stmt is s bound to t, once per transaction.
@@ -60,13 +63,32 @@ func (t *tx) stmtCtx() context.Context {
 	return t.ctx
 }
 
-func (t *tx) exec(_ context.Context, q string, args ...any) (sql.Result, error) {
+// beginCtx is the context a write transaction begins under: for SQLite
+// one that cannot end, as its statements' (see stmtCtx): database/sql
+// watches a transaction's context with a goroutine of its own, and
+// modernc its COMMIT's with another, two wake-ups a batch on the one
+// writer's path.
+func (db *DB) beginCtx(ctx context.Context) context.Context {
+	if db.d.name() == "sqlite" {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
+}
+
+func (t *tx) exec(_ context.Context, q string, args ...any) (res sql.Result, err error) {
 	t.db.trips.Add(1)
 	ctx := t.stmtCtx()
 	if s := t.db.writeStmts.get(ctx, q); s != nil {
-		return t.stmt(ctx, s).ExecContext(ctx, args...)
+		res, err = t.stmt(ctx, s).ExecContext(ctx, args...)
+	} else {
+		res, err = t.tx.ExecContext(ctx, q, args...)
 	}
-	return t.tx.ExecContext(ctx, q, args...)
+	if err == nil {
+		// A statement that failed changed nothing: both engines undo it
+		// whole.
+		t.wrote++
+	}
+	return res, err
 }
 
 func (t *tx) query(_ context.Context, q string, args ...any) (*sql.Rows, error) {
@@ -229,7 +251,7 @@ func (db *DB) tryTx(ctx context.Context, fn func(t *tx) error) error {
 	ctx, cancel := db.bounded(ctx)
 	defer cancel()
 	db.trips.Add(1)
-	stx, err := db.write.BeginTx(ctx, nil)
+	stx, err := db.write.BeginTx(db.beginCtx(ctx), nil)
 	if err != nil {
 		return err
 	}

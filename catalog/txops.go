@@ -56,7 +56,7 @@ func (t *tx) lockTree(ctx context.Context, path string) (self, parent *node, err
 // to. Setting or removing a quota takes the exclusive lock on its
 // directory, so the list holds until the transaction ends.
 func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quotas []int64, err error) {
-	self, parent, quotas, _, err = t.lockPathCounting(ctx, path, false)
+	self, parent, quotas, _, _, err = t.lockPathCounting(ctx, path, false, false)
 	return self, parent, quotas, err
 }
 
@@ -65,8 +65,11 @@ func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quo
 // it), in the ancestors' query: a commit that must check the locks then
 // asks for them only when there are some (MySQL: one statement a create
 // fewer). chainLocks is -1 where no such query ran (SQLite): the caller
-// asks.
-func (t *tx) lockPathCounting(ctx context.Context, path string, countLocks bool) (self, parent *node, quotas []int64, chainLocks int, err error) {
+// asks. With maybeNew (a caller that will try to insert path, and look
+// it up only when that fails) and every ancestor in the directory cache,
+// nothing is read: self is nil and known false (SQLite: one statement of
+// four a create fewer on the one writer's path).
+func (t *tx) lockPathCounting(ctx context.Context, path string, countLocks, maybeNew bool) (self, parent *node, quotas []int64, chainLocks int, known bool, err error) {
 	chainLocks = -1
 	anc := append([]string{"/"}, ancestors(path)...)
 	if path == "/" {
@@ -117,7 +120,7 @@ func (t *tx) lockPathCounting(ctx context.Context, path string, countLocks bool)
 	k := t.db.key
 	if t.db.dirs != nil { // SQLite: ancestors kept by the writer need no read
 		if err := t.checkDirs(); err != nil {
-			return nil, nil, nil, -1, err
+			return nil, nil, nil, -1, false, err
 		}
 	}
 	keys := make([]any, 0, len(anc)+1)
@@ -127,6 +130,12 @@ func (t *tx) lockPathCounting(ctx context.Context, path string, countLocks bool)
 		} else {
 			keys = append(keys, k.of(a))
 		}
+	}
+	if together && maybeNew && len(keys) == 0 {
+		if busy {
+			return nil, nil, nil, -1, false, errBusy
+		}
+		return nil, parent, quotas, chainLocks, false, nil
 	}
 	if together { // one key left alone: SQLite reads IN (?) as = ?
 		keys = append(keys, k.of(path))
@@ -146,12 +155,12 @@ func (t *tx) lockPathCounting(ctx context.Context, path string, countLocks bool)
 		}
 	}
 	if err != nil {
-		return nil, nil, nil, -1, err
+		return nil, nil, nil, -1, false, err
 	}
 	if busy {
-		return nil, nil, nil, -1, errBusy
+		return nil, nil, nil, -1, false, errBusy
 	}
-	return self, parent, quotas, chainLocks, nil
+	return self, parent, quotas, chainLocks, true, nil
 }
 
 // checkParent says why parent cannot hold a new child.

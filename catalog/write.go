@@ -32,10 +32,19 @@ type fileData struct {
 // file keeps its ID, gets Version+1, and its objects no longer referenced
 // go to the garbage queue.
 func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUntil time.Time) (*shoal.Entry, error) {
+	return t.putFileLooking(ctx, op, path, f, graceUntil, false)
+}
+
+// putFileLooking is putFile; with lookUp it reads path before writing it
+// even where the directory cache would let it try an insert first.
+func (t *tx) putFileLooking(ctx context.Context, op, path string, f fileData, graceUntil time.Time, lookUp bool) (*shoal.Entry, error) {
 	if path == "/" {
 		return nil, shoal.E(op, path, shoal.KindIsDir)
 	}
-	self, parent, quotas, chainLocks, err := t.lockPathCounting(ctx, path, f.client != "")
+	// Where a new file is acceptable under f.cond, a create tries the
+	// insert before reading path: it fails only when path exists.
+	maybeNew := !lookUp && checkTarget(op, path, nil, f.cond) == nil
+	self, parent, quotas, chainLocks, known, err := t.lockPathCounting(ctx, path, f.client != "", maybeNew)
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +101,9 @@ func (t *tx) putFile(ctx context.Context, op, path string, f fileData, graceUnti
 			int64(f.sums.Adler32), md5, sha, f.inline, f.layout, list)
 		if err != nil {
 			if t.db.isDup(err) {
+				if !known { // path exists after all (SQLite undid the statement alone)
+					return t.putFileLooking(ctx, op, path, f, graceUntil, true)
+				}
 				if f.cond.CreateOnly {
 					return nil, shoal.Errorf(op, shoal.KindPrecondition, "%s exists", path)
 				}
