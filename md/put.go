@@ -194,7 +194,7 @@ func (s *Server) handlePut(ctx *fasthttp.RequestCtx) {
 		// allocate 512 bytes for an empty body, and grow by copies.
 		data := make([]byte, p.length)
 		if _, err := io.ReadFull(body, data); err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 				err = errors.New("body shorter than Content-Length")
 			}
 			httperr.Write(ctx, shoal.E("PUT", p.path, shoal.KindInvalid, err))
