@@ -232,7 +232,7 @@ func (c *committer) runShared(batch []*member, savepoints bool) (done bool) {
 	ctx, cancel := c.batchContext(batch)
 	defer cancel()
 	db.trips.Add(1)
-	stx, err := db.write.BeginTx(db.beginCtx(ctx), nil)
+	stx, err := db.write.BeginTx(db.steadyCtx(ctx), nil)
 	if err != nil {
 		setAll(batch, errAlone)
 		return true

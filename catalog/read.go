@@ -81,7 +81,10 @@ func (db *DB) Stat(ctx context.Context, path string) (*shoal.Entry, error) {
 	db.trips.Add(1)
 	ctx, cancel := db.bounded(ctx)
 	defer cancel()
-	rows, err := db.statStmt.QueryContext(ctx, db.key.of(path))
+	if err := ctx.Err(); err != nil { // the query itself no longer sees it end
+		return nil, db.fail(op, path, err)
+	}
+	rows, err := db.statStmt.QueryContext(db.steadyCtx(ctx), db.key.of(path))
 	if err != nil {
 		return nil, db.fail(op, path, err)
 	}

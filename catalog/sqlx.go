@@ -63,12 +63,15 @@ func (t *tx) stmtCtx() context.Context {
 	return t.ctx
 }
 
-// beginCtx is the context a write transaction begins under: for SQLite
-// one that cannot end, as its statements' (see stmtCtx): database/sql
-// watches a transaction's context with a goroutine of its own, and
-// modernc its COMMIT's with another, two wake-ups a batch on the one
-// writer's path.
-func (db *DB) beginCtx(ctx context.Context) context.Context {
+// steadyCtx is ctx, except for SQLite, where it is a context that cannot
+// end: database/sql and modernc each watch a cancellable context with a
+// goroutine of their own (per transaction, per query), and SQLite runs in
+// this process, with nothing to hang on but its write lock, which
+// BusyTimeout bounds. Write transactions begin under it (their statements
+// run under one too, see stmtCtx), and so do reads of one row by a unique
+// key, which cannot last: a Stat took 14.8–18.3 µs under md's context,
+// 9.6–13.3 µs under this one (BenchmarkStatSQLite).
+func (db *DB) steadyCtx(ctx context.Context) context.Context {
 	if db.d.name() == "sqlite" {
 		return context.WithoutCancel(ctx)
 	}
@@ -251,7 +254,7 @@ func (db *DB) tryTx(ctx context.Context, fn func(t *tx) error) error {
 	ctx, cancel := db.bounded(ctx)
 	defer cancel()
 	db.trips.Add(1)
-	stx, err := db.write.BeginTx(db.beginCtx(ctx), nil)
+	stx, err := db.write.BeginTx(db.steadyCtx(ctx), nil)
 	if err != nil {
 		return err
 	}
