@@ -426,7 +426,9 @@ func TestFrozenServerProxiedGET(t *testing.T) {
 		t.Run(fmt.Sprintf("replica:%d", replicas), func(t *testing.T) {
 			c := testsystem.New(t, func(o *md.Options) {
 				o.ServerTTL, o.ProbeInterval = time.Minute, -1 // md has not noticed
-				o.Net.Limits.ReadIdle = 300 * time.Millisecond
+				// Short, yet long enough for the PUTs before the freeze
+				// under -race on a busy box (300 ms once cut one).
+				o.Net.Limits.ReadIdle = time.Second
 			})
 			ids := c.AddDisks("r", replicas)
 			c.Pool("r", fmt.Sprintf("replica:%d", replicas), "/r")
