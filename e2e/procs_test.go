@@ -104,18 +104,29 @@ func startDisk(t *testing.T, mdURL, secret string, env ...string) *proc {
 func waitLive(t *testing.T, mdURL, secret, id string) {
 	t.Helper()
 	waitFor(t, 30*time.Second, "md to list data server "+id, func() bool {
-		out, code := run(t, "", nil, shoalBin, "admin", "--md", mdURL, "--secret-file", secret, "servers", "--json")
-		var servers []struct{ ID string }
-		if code != 0 || json.Unmarshal([]byte(out), &servers) != nil {
-			return false
-		}
-		for _, s := range servers {
-			if s.ID == id {
-				return true
-			}
-		}
-		return false
+		ids, err := serverIDs(t, mdURL, secret)
+		return err == nil && ids[id]
 	})
+}
+
+// serverIDs is the set of server ids md at mdURL lists (`shoal admin
+// servers --json`; extra: more admin flags, such as --ca-file).
+func serverIDs(t *testing.T, mdURL, secret string, extra ...string) (map[string]bool, error) {
+	t.Helper()
+	args := append([]string{"admin", "servers", "--json", "--md", mdURL, "--secret-file", secret}, extra...)
+	out, code := run(t, "", nil, shoalBin, args...)
+	if code != 0 {
+		return nil, fmt.Errorf("shoal admin servers: exit %d: %s", code, out)
+	}
+	var servers []struct{ ID string }
+	if err := json.Unmarshal([]byte(out), &servers); err != nil {
+		return nil, fmt.Errorf("%v: %s", err, out)
+	}
+	ids := map[string]bool{}
+	for _, s := range servers {
+		ids[s.ID] = true
+	}
+	return ids, nil
 }
 
 func tail(s string, n int) string {

@@ -3,7 +3,6 @@ package e2e
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -357,19 +356,11 @@ func TestTLSUntrustedDataServer(t *testing.T) {
 	}
 
 	listed := func() map[string]bool {
-		out, code := run(t, t.TempDir(), nil, shoalBin, "admin", "servers", "--json", "--md", n.URL, "--ca-file", n.ca, "--secret-file", secret)
-		if code != 0 {
-			t.Fatalf("shoal admin servers: exit %d: %s", code, out)
+		ids, err := serverIDs(t, n.URL, secret, "--ca-file", n.ca)
+		if err != nil {
+			t.Fatal(err)
 		}
-		var servers []struct{ ID string }
-		if err := json.Unmarshal([]byte(out), &servers); err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
-		m := map[string]bool{}
-		for _, s := range servers {
-			m[s.ID] = true
-		}
-		return m
+		return ids
 	}
 	waitFor(t, 20*time.Second, "the data server with a cluster certificate to be listed", func() bool { return listed()["good"] })
 	for _, tc := range []struct {
