@@ -146,5 +146,13 @@ func Audit(ctx context.Context, log *slog.Logger, rc *fasthttp.RequestCtx, l *Li
 	if rc.IsPut() && rc.Response.StatusCode() == fasthttp.StatusTemporaryRedirect {
 		attrs = append(attrs, slog.String("note", "redirected to a data server, which commits the upload"))
 	}
-	log.LogAttrs(ctx, slog.LevelInfo, "audit", append(attrs, extra...)...)
+	// The handler directly, as in Access: no caller's PC to record.
+	h := log.Handler()
+	if !h.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	r := slog.NewRecord(time.Now(), slog.LevelInfo, "audit", 0)
+	r.AddAttrs(attrs...)
+	r.AddAttrs(extra...)
+	_ = h.Handle(ctx, r) // a log that cannot be written must not fail the request
 }
