@@ -67,10 +67,18 @@ start() {
 	PIDS+=($!)
 }
 
-# The results file: bench/results/<date>-<host>[-SUFFIX].md
+# The results file: bench/results/<date>-<host>[-SUFFIX].md, or -2, -3, … after it
+# when a run of that day has it already (nothing is overwritten).
 results_file() {
 	mkdir -p bench/results
-	OUT="bench/results/$(date -u +%Y-%m-%d)-$(hostname -s)${1:+-$1}.md"
+	local base n=2
+	base="bench/results/$(date -u +%Y-%m-%d)-$(hostname -s)${1:+-$1}"
+	OUT="$base.md"
+	# A second run the same day gets its own file: -2, -3, …
+	while [[ -e $OUT ]]; do
+		OUT="$base-$n.md"
+		n=$((n + 1))
+	done
 	: >"$OUT"
 }
 
