@@ -24,6 +24,13 @@ type dialect interface {
 	// rows it reads: exclusive for rows the transaction changes, shared
 	// for ancestors that must not move meanwhile.
 	lockSuffix(exclusive bool) string
+	// lockOnDup ends an INSERT of a new entry that may find its path
+	// taken, made so that it then changes nothing and reports 0 as the
+	// inserted id ("": it fails as a duplicate). MySQL: the row found is
+	// locked exclusively, as the read that follows would lock it; a
+	// failed insert locks it shared, and two such inserts each waiting to
+	// lock the row exclusively deadlock.
+	lockOnDup() string
 	// deleteReturning says whether the server has DELETE … RETURNING.
 	deleteReturning(ctx context.Context, db *sql.DB) (bool, error)
 	// upsertServer is the statement that inserts or refreshes a server row

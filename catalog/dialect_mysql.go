@@ -138,6 +138,11 @@ func (mysqlDialect) writers(o Options) int { return max(1, min(o.WriteBatches, o
 
 func (mysqlDialect) releaseSavepoints() bool { return false }
 
+// lockOnDup: the update changes nothing (id stays id) and sets the
+// statement's insert id to 0, which a new row never has (the affected-rows
+// count cannot tell: ClientFoundRows makes it 1 both ways).
+func (mysqlDialect) lockOnDup() string { return ` ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(0) + id` }
+
 func (mysqlDialect) keyedByHash() bool { return true }
 
 // deleteReturning: MariaDB has DELETE … RETURNING (since 10.0.5);

@@ -206,6 +206,9 @@ func (sqliteDialect) writers(Options) int { return 1 }
 
 func (sqliteDialect) releaseSavepoints() bool { return true }
 
+// lockOnDup: the one writer locks nothing row by row; a duplicate fails.
+func (sqliteDialect) lockOnDup() string { return "" }
+
 func (sqliteDialect) keyedByHash() bool { return false }
 
 // lockSuffix: the single writer connection already serialises writers.

@@ -66,9 +66,12 @@ func (t *tx) lockPath(ctx context.Context, path string) (self, parent *node, quo
 // asks for them only when there are some (MySQL: one statement a create
 // fewer). chainLocks is -1 where no such query ran (SQLite): the caller
 // asks. With maybeNew (a caller that will try to insert path, and look
-// it up only when that fails) and every ancestor in the directory cache,
-// nothing is read: self is nil and known false (SQLite: one statement of
-// four a create fewer on the one writer's path).
+// it up only when that fails), path itself is not read where it would be
+// a query of its own: self is nil and known false. SQLite reads path with
+// its ancestors, and nothing at all when every ancestor is in the
+// directory cache (one statement of four a create fewer on the one
+// writer's path); MySQL skips the path's exclusive read (one statement
+// of five a create fewer, an overwrite two more).
 func (t *tx) lockPathCounting(ctx context.Context, path string, countLocks, maybeNew bool) (self, parent *node, quotas []int64, chainLocks int, known bool, err error) {
 	chainLocks = -1
 	anc := append([]string{"/"}, ancestors(path)...)
@@ -150,7 +153,10 @@ func (t *tx) lockPathCounting(ctx context.Context, path string, countLocks, mayb
 		case len(keys) > 0:
 			err = scan(sel+k.in(len(keys))+t.db.d.lockSuffix(false), keys)
 		}
-		if err == nil {
+		// A create does not lock path first: at READ COMMITTED a locking
+		// read of a row that does not exist locks nothing, and the insert
+		// takes the lock. Only an insert that finds path taken reads it.
+		if err == nil && !maybeNew {
 			err = scan(sel+k.eq+t.db.d.lockSuffix(true), []any{k.of(path)})
 		}
 	}
@@ -160,7 +166,7 @@ func (t *tx) lockPathCounting(ctx context.Context, path string, countLocks, mayb
 	if busy {
 		return nil, nil, nil, -1, false, errBusy
 	}
-	return self, parent, quotas, chainLocks, true, nil
+	return self, parent, quotas, chainLocks, together || !maybeNew, nil
 }
 
 // checkParent says why parent cannot hold a new child.

@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -95,13 +96,25 @@ func (t *tx) putFileLooking(ctx context.Context, op, path string, f fileData, gr
 	default:
 		ctime := time.Now().UnixNano()
 		list := encodeReplicaList(f.replicas)
+		onDup := ""
+		if !known {
+			onDup = t.db.d.lockOnDup()
+		}
 		res, err := t.exec(ctx, `INSERT INTO entries (parent_id, name, path, path_hash, is_dir, size, mtime_ns, ctime_ns,
-			version, adler32, md5, sha256, inline, layout, replica_list) VALUES (?, ?, ?, ?, 0, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`,
+			version, adler32, md5, sha256, inline, layout, replica_list) VALUES (?, ?, ?, ?, 0, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`+onDup,
 			parent.id, baseName(path), path, pathHash(path), f.size, mtime, ctime,
 			int64(f.sums.Adler32), md5, sha, f.inline, f.layout, list)
+		if err == nil && onDup != "" {
+			if id, err = res.LastInsertId(); err == nil && id == 0 {
+				err = errTaken // the row found is locked, unchanged
+			}
+		}
 		if err != nil {
-			if t.db.isDup(err) {
+			if errors.Is(err, errTaken) || t.db.isDup(err) {
 				if !known { // path exists after all (SQLite undid the statement alone)
+					if f.cond.CreateOnly {
+						return nil, t.createOnlyRefused(ctx, op, path)
+					}
 					return t.putFileLooking(ctx, op, path, f, graceUntil, true)
 				}
 				if f.cond.CreateOnly {
@@ -547,4 +560,35 @@ func (t *tx) ancestry(ctx context.Context, path, client string, countPending boo
 		}
 	}
 	return a, rows.Err()
+}
+
+// errTaken: an insert ending in dialect.lockOnDup found its path taken.
+var errTaken = errors.New("catalog: path taken")
+
+// createOnlyRefused is the answer to a create-only write whose insert
+// found path taken, read as it is (the writer has it locked, if anything
+// is locked): the ancestors' locks are held already.
+func (t *tx) createOnlyRefused(ctx context.Context, op, path string) error {
+	rows, err := t.query(ctx, `SELECT `+nodeCols+` FROM entries e WHERE `+t.db.key.eq, t.db.key.of(path))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return errRace // removed since: try again
+	}
+	var n node
+	if err := scanNode(rows, &n); err != nil {
+		return err
+	}
+	switch {
+	case n.treeOp != 0 && n.treeOp != t.treeOp:
+		return errBusy // a tree operation holds it: its end decides
+	case n.isDir:
+		return shoal.E(op, path, shoal.KindIsDir)
+	}
+	return shoal.Errorf(op, shoal.KindPrecondition, "%s exists", path)
 }

@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"ConcurrentCreateOnly", testConcurrentCreateOnly},
 		{"ConcurrentFinishUpload", testConcurrentFinish},
 		{"ConcurrentCreates", testConcurrentCreates},
+		{"ConcurrentOverwrites", testConcurrentOverwrites},
 		{"CreateAnswersAsStat", testCreateAnswersAsStat},
 		{"PutFile", testPutFile},
 		{"Pools", testPools},

@@ -105,6 +105,42 @@ func testConcurrentCreates(t *testing.T, c shoal.Catalog) {
 	wantMissing(t, c, "/cc-missing")
 }
 
+// testConcurrentOverwrites: many writers PUT the same few paths at once,
+// unconditionally, the first of them creating each: every PUT succeeds
+// (none is refused for losing a race), and each path ends with one
+// version per PUT and one writer's bytes.
+func testConcurrentOverwrites(t *testing.T, c shoal.Catalog) {
+	const (
+		writers = 24
+		shared  = 3
+	)
+	mkdir(t, c, "/co")
+	errs := make([][]error, writers)
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range shared {
+				_, err := c.PutInline(ctx(t), fmt.Sprintf("/co/shared-%d", i), []byte{byte('a' + w)}, shoal.Sums{}, t0, shoal.Condition{}, grace)
+				errs[w] = append(errs[w], err)
+			}
+		})
+	}
+	wg.Wait()
+	for w, es := range errs {
+		for i, err := range es {
+			if err != nil {
+				t.Errorf("writer %d, PUT of shared-%d: %v", w, i, err)
+			}
+		}
+	}
+	for i := range shared {
+		e := stat(t, c, fmt.Sprintf("/co/shared-%d", i))
+		if e.Version != writers || len(e.Inline) != 1 || e.Inline[0] < 'a' || e.Inline[0] >= 'a'+writers {
+			t.Errorf("shared-%d: version %d holding %q, want version %d holding one writer's byte", i, e.Version, e.Inline, writers)
+		}
+	}
+}
+
 // createByUpload creates path with If-None-Match: * through an upload of
 // object on server s1.
 func createByUpload(t *testing.T, c shoal.Catalog, path, object string) error {
