@@ -111,7 +111,7 @@ func (t *tx) putFileLooking(ctx context.Context, op, path string, f fileData, gr
 		}
 		if err != nil {
 			if errors.Is(err, errTaken) || t.db.isDup(err) {
-				if !known { // path exists after all (SQLite undid the statement alone)
+				if !known { // path exists after all (the insert changed nothing)
 					if f.cond.CreateOnly {
 						return nil, t.createOnlyRefused(ctx, op, path)
 					}
