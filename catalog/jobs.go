@@ -214,6 +214,10 @@ func (db *DB) ClaimJob(ctx context.Context, owner string, now time.Time, lease t
 		var out *shoal.Job
 		lost := false
 		err := db.inTx(ctx, op, "", func(t *tx) error {
+			// Afresh at every run: a batch that runs fn again (see
+			// committer.runShared) after a run that lost must not leave
+			// lost set, or the job this run claims would go unreported.
+			out, lost = nil, false
 			var id int64
 			err := t.queryRow(ctx, `SELECT id FROM jobs WHERE `+claimable+` ORDER BY id LIMIT 1`, ns).Scan(&id)
 			if isNoRows(err) {

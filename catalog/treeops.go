@@ -344,6 +344,7 @@ func (db *DB) recoverTreeOps(ctx context.Context, now time.Time) {
 		claimed := false
 		err := db.inTxAlone(ctx, "catalog.treeop", "", func(t *tx) error {
 			t.treeOp = op
+			claimed = false // afresh at every run of fn
 			res, err := t.exec(ctx, `UPDATE tree_ops SET owner = ?, lease_until_ns = ? WHERE op = ? AND lease_until_ns < ?`,
 				db.owner, time.Now().Add(treeLease).UnixNano(), op, now.UnixNano())
 			if err != nil {
