@@ -138,9 +138,22 @@ func testJobs(t *testing.T, c shoal.Catalog) {
 }
 
 // testConcurrentClaim: several runners claiming at once take each job
-// exactly once.
+// exactly once, and each claim reports the job it took. Many rounds: a
+// claim that loses the race makes its batch run again (group commit),
+// which happens only now and then, and a claim's state kept from the run
+// that lost once made a runner claim a second job and lose the first.
 func testConcurrentClaim(t *testing.T, c shoal.Catalog) {
-	const jobs, runners = 6, 4
+	const rounds, jobs, runners = 80, 6, 4
+	for round := range rounds {
+		if !claimRound(t, c, round, jobs, runners) {
+			return
+		}
+	}
+}
+
+// claimRound runs one round of testConcurrentClaim; false: it failed.
+func claimRound(t *testing.T, c shoal.Catalog, round, jobs, runners int) bool {
+	t.Helper()
 	for range jobs {
 		got(c.CreateJob(ctx(t), &shoal.Job{Kind: "scrub"})).must(t)
 	}
@@ -148,7 +161,7 @@ func testConcurrentClaim(t *testing.T, c shoal.Catalog) {
 	claimed := map[int64][]string{}
 	var wg sync.WaitGroup
 	for r := range runners {
-		owner := fmt.Sprintf("r%d", r)
+		owner := fmt.Sprintf("round%d-r%d", round, r)
 		wg.Go(func() {
 			for range jobs + 1 { // bounded: at most every job, then none
 				j, err := c.ClaimJob(ctx(t), owner, t0, lease)
@@ -166,17 +179,22 @@ func testConcurrentClaim(t *testing.T, c shoal.Catalog) {
 		})
 	}
 	wg.Wait()
+	ok := true
 	if len(claimed) != jobs {
-		t.Errorf("%d jobs claimed, want %d: %v", len(claimed), jobs, claimed)
+		t.Errorf("round %d: %d jobs claimed, want %d: %v", round, len(claimed), jobs, claimed)
+		ok = false
 	}
 	for id, owners := range claimed {
 		if len(owners) != 1 {
-			t.Errorf("job %d claimed by %v", id, owners)
+			t.Errorf("round %d: job %d claimed by %v", round, id, owners)
+			ok = false
 		}
 		if j := got(c.Job(ctx(t), id)).must(t); j.Owner != owners[0] || j.Runs != 1 {
-			t.Errorf("job %d = %+v, claimed by %v", id, j, owners)
+			t.Errorf("round %d: job %d = %+v, claimed by %v", round, id, j, owners)
+			ok = false
 		}
 	}
+	return ok
 }
 
 func errOf[T any](_ T, err error) error { return err }
