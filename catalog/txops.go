@@ -134,16 +134,15 @@ func (t *tx) lockPathCounting(ctx context.Context, path string, countLocks, mayb
 			keys = append(keys, k.of(a))
 		}
 	}
-	if together && maybeNew && len(keys) == 0 {
-		if busy {
-			return nil, nil, nil, -1, false, errBusy
-		}
-		return nil, parent, quotas, chainLocks, false, nil
-	}
-	if together { // one key left alone: SQLite reads IN (?) as = ?
+	// known: path itself was read (self is what is there, or nil).
+	known = !maybeNew || together && len(keys) > 0
+	switch {
+	case together && !known:
+		// Every ancestor cached: a create reads nothing.
+	case together: // one key left alone: SQLite reads IN (?) as = ?
 		keys = append(keys, k.of(path))
 		err = scan(sel+k.in(len(keys)), keys)
-	} else {
+	default:
 		switch {
 		case len(keys) > 0 && countLocks:
 			// The root is among the ancestors: the query has a row.
@@ -156,7 +155,7 @@ func (t *tx) lockPathCounting(ctx context.Context, path string, countLocks, mayb
 		// A create does not lock path first: at READ COMMITTED a locking
 		// read of a row that does not exist locks nothing, and the insert
 		// takes the lock. Only an insert that finds path taken reads it.
-		if err == nil && !maybeNew {
+		if err == nil && known {
 			err = scan(sel+k.eq+t.db.d.lockSuffix(true), []any{k.of(path)})
 		}
 	}
@@ -166,7 +165,7 @@ func (t *tx) lockPathCounting(ctx context.Context, path string, countLocks, mayb
 	if busy {
 		return nil, nil, nil, -1, false, errBusy
 	}
-	return self, parent, quotas, chainLocks, together || !maybeNew, nil
+	return self, parent, quotas, chainLocks, known, nil
 }
 
 // checkParent says why parent cannot hold a new child.
