@@ -113,7 +113,7 @@ func (t *tx) putFileLooking(ctx context.Context, op, path string, f fileData, gr
 			if errors.Is(err, errTaken) || t.db.isDup(err) {
 				if !known { // path exists after all (the insert changed nothing)
 					if f.cond.CreateOnly {
-						return nil, t.createOnlyRefused(ctx, op, path)
+						return nil, t.createOnlyRefused(ctx, op, path, f.cond)
 					}
 					return t.putFileLooking(ctx, op, path, f, graceUntil, true)
 				}
@@ -568,7 +568,7 @@ var errTaken = errors.New("catalog: path taken")
 // createOnlyRefused is the answer to a create-only write whose insert
 // found path taken, read as it is (the writer has it locked, if anything
 // is locked): the ancestors' locks are held already.
-func (t *tx) createOnlyRefused(ctx context.Context, op, path string) error {
+func (t *tx) createOnlyRefused(ctx context.Context, op, path string, cond shoal.Condition) error {
 	rows, err := t.query(ctx, `SELECT `+nodeCols+` FROM entries e WHERE `+t.db.key.eq, t.db.key.of(path))
 	if err != nil {
 		return err
@@ -584,11 +584,8 @@ func (t *tx) createOnlyRefused(ctx context.Context, op, path string) error {
 	if err := scanNode(rows, &n); err != nil {
 		return err
 	}
-	switch {
-	case n.treeOp != 0 && n.treeOp != t.treeOp:
+	if n.treeOp != 0 && n.treeOp != t.treeOp {
 		return errBusy // a tree operation holds it: its end decides
-	case n.isDir:
-		return shoal.E(op, path, shoal.KindIsDir)
 	}
-	return shoal.Errorf(op, shoal.KindPrecondition, "%s exists", path)
+	return checkTarget(op, path, &n, cond)
 }
