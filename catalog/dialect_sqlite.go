@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"shoal/internal/sqlitewal"
+
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -54,7 +56,10 @@ func (sqliteDialect) open(ctx context.Context, path string, o Options) (read, wr
 	// database file and fsyncs it, hundreds of milliseconds on a busy
 	// disk, during which the writer would wait; checkpointer runs them
 	// on a connection of its own.
-	connector, err := sqlite.NewConnector(dsn + fmt.Sprintf("&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(%d)&_txlock=immediate", o.logSizeLimit))
+	if err := sqlitewal.Register(); err != nil {
+		return nil, nil, err
+	}
+	connector, err := sqlite.NewConnector(dsn + fmt.Sprintf("&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(%d)&_txlock=immediate&vfs=%s", o.logSizeLimit, sqlitewal.Name))
 	if err != nil {
 		return nil, nil, err
 	}
