@@ -4,7 +4,12 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-SHOAL=${SHOAL:-./bin/shoal}
+# Without SHOAL, the tree as it is: bin/shoal is built again (quick, from
+# Go's build cache), never a binary left from an older commit.
+if [[ -z ${SHOAL:-} ]]; then
+	SHOAL=./bin/shoal
+	make -s build
+fi
 CONC=${CONC:-16}                 # connections for stat and list
 ROUNDS=${ROUNDS:-5}              # --vs rounds
 ROUND=${ROUND:-2s}               # length of one --vs round
@@ -32,8 +37,8 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 if [[ ! -x $SHOAL ]]; then
-	echo "building $SHOAL"
-	make build
+	echo "$SHOAL: no such executable" >&2
+	exit 1
 fi
 
 # free_port prints a loopback TCP port nothing listens on.
