@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
@@ -538,6 +539,31 @@ func TestAuthLogsNoSecrets(t *testing.T) {
 		if !strings.Contains(all, want) {
 			t.Errorf("the logs lack %s:\n%s", want, all)
 		}
+	}
+}
+
+// TestAuditNamesTheOtherSide: the audit line of a MOVE or COPY names its
+// destination; that of any other write names none.
+func TestAuditNamesTheOtherSide(t *testing.T) {
+	f := newAuthFixture(t, DataRedirect)
+	f.as(root, "MKCOL", "/t", nil, nil).want(t, "MKCOL", 201, "")
+	f.as(root, "PUT", "/t/a", nil, []byte("hi")).want(t, "PUT", 201, "")
+	f.as(root, "MOVE", "/t/a", map[string]string{"Destination": f.url + "/t/b"}, nil).want(t, "MOVE", 201, "")
+	f.as(root, "COPY", "/t/b", map[string]string{"Destination": "/t/c"}, nil).want(t, "COPY", 201, "")
+	want := map[string]string{"MKCOL": "", "PUT": "", "MOVE": "/t/b", "COPY": "/t/c"}
+	seen := 0
+	for _, line := range strings.Split(f.logs.String(), "\n") {
+		var l struct{ Msg, Method, Destination, Source string }
+		if json.Unmarshal([]byte(line), &l) != nil || l.Msg != "audit" {
+			continue
+		}
+		seen++
+		if dst, ok := want[l.Method]; !ok || l.Destination != dst || l.Source != "" {
+			t.Errorf("audit line %s: destination %q, source %q; want destination %q", line, l.Destination, l.Source, dst)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d audit lines, want %d:\n%s", seen, len(want), f.logs.String())
 	}
 }
 
