@@ -22,7 +22,9 @@ import (
 // wait on it. synchronous=FULL makes a commit durable before it returns
 // (the WAL is fsync'd at every commit, and readers see a transaction only
 // once it is): a batch of the group commit (see committer) is one such
-// commit.
+// commit. The writer opens the database through internal/sqlitewal's
+// VFS, which writes a commit's log pages in one system call (safe because
+// of synchronous=FULL: see there).
 type sqliteDialect struct{}
 
 func (sqliteDialect) name() string { return "sqlite" }

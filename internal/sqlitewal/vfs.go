@@ -34,9 +34,10 @@ import (
 // Name is the VFS's name, for a DSN's vfs parameter.
 const Name = "shoal-wal"
 
-// maxGather bounds the bytes gathered for one file: the host's write
-// takes at most 128 KiB - 1 in one call (it masks larger lengths). A
-// longer run of writes (a large commit, a spill) goes out in pieces.
+// maxGather bounds the bytes gathered for one file and the bytes of one
+// host write, which takes at most 128 KiB - 1 in one call (it masks
+// larger lengths). A longer run of writes (a large commit, a spill) goes
+// out in pieces.
 const maxGather = 1<<17 - 1
 
 var (
@@ -125,14 +126,19 @@ func fileOf(pFile uintptr) *logFile {
 	return f
 }
 
-// flush writes the gathered bytes with the host's write.
+// flush writes the gathered bytes with the host's write: in one call,
+// unless a single write of SQLite's was larger than maxGather (no page
+// is), in pieces.
 func flush(tls *libc.TLS, pFile uintptr, f *logFile) int32 {
-	if len(f.buf) == 0 {
-		return sqlite3.SQLITE_OK
+	defer func() { f.buf = f.buf[:0] }()
+	for done := 0; done < len(f.buf); {
+		n := min(len(f.buf)-done, maxGather)
+		if rc := writeThrough(tls, pFile, uintptr(unsafe.Pointer(&f.buf[done])), int32(n), f.off+int64(done)); rc != sqlite3.SQLITE_OK {
+			return rc
+		}
+		done += n
 	}
-	rc := writeThrough(tls, pFile, uintptr(unsafe.Pointer(&f.buf[0])), int32(len(f.buf)), f.off)
-	f.buf = f.buf[:0]
-	return rc
+	return sqlite3.SQLITE_OK
 }
 
 // writeThrough is the host's write; a variable so that the tests can
@@ -149,9 +155,6 @@ func write(tls *libc.TLS, pFile uintptr, zBuf uintptr, iAmt int32, iOfst int64) 
 		if rc := flush(tls, pFile, f); rc != sqlite3.SQLITE_OK {
 			return rc
 		}
-	}
-	if int(iAmt) > maxGather {
-		return writeThrough(tls, pFile, zBuf, iAmt, iOfst)
 	}
 	if len(f.buf) == 0 {
 		f.off = iOfst
