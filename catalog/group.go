@@ -198,6 +198,9 @@ func (c *committer) take() (batch []*member, more bool) {
 
 // runBatch runs the members in one transaction and sets each one's err.
 func (c *committer) runBatch(batch []*member) {
+	for _, m := range batch {
+		txStarting(m.ctx)
+	}
 	if len(batch) == 1 {
 		// Nobody to share with: a plain transaction, no savepoint.
 		m := batch[0]

@@ -195,6 +195,14 @@ func (db *DB) inTx(ctx context.Context, op, path string, fn func(t *tx) error) e
 	return db.soloTx(ctx, op, path, fn)
 }
 
+// txStarting calls the start ctx carries (shoal.WithTxStart): the
+// transaction it is for is about to begin.
+func txStarting(ctx context.Context) {
+	if start := shoal.TxStart(ctx); start != nil {
+		start()
+	}
+}
+
 // inTxAlone is inTx for long or bulk transactions: they take their turn
 // with the batches but share their transaction with nobody.
 func (db *DB) inTxAlone(ctx context.Context, op, path string, fn func(t *tx) error) error {
@@ -207,6 +215,7 @@ func (db *DB) inTxAlone(ctx context.Context, op, path string, fn func(t *tx) err
 // soloTx runs fn in a transaction of its own, re-running it after a lost
 // create race or a deadlock.
 func (db *DB) soloTx(ctx context.Context, op, path string, fn func(t *tx) error) error {
+	txStarting(ctx)
 	var err error
 	wait := busyWait
 	for attempt := 0; attempt <= db.opts.TxRetries; {

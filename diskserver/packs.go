@@ -163,8 +163,9 @@ func (ps *packSet) put(id string, rec []byte, h recordHeader) (durable func() er
 	ps.index[id] = &packed{p: p, off: off, size: h.size, mtimeNs: h.mtimeNs, state: recStaged}
 	ps.mu.Unlock()
 	var once sync.Once
+	ticket := p.durable.take() // now, after the write: see take
 	return func() error {
-		err := p.durable.sync()
+		err := p.durable.syncTicket(ticket)
 		if err != nil {
 			ps.unsync(p)
 			ps.failedSync()

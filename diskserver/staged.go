@@ -303,14 +303,27 @@ type groupSync struct {
 }
 
 // sync returns once the writes made before the call are durable.
-func (g *groupSync) sync() error {
+func (g *groupSync) sync() error { return g.syncTicket(g.take()) }
+
+// take is a ticket for the writes made so far: syncTicket(ticket)
+// returns once a sync begun after take returned is done, which a later
+// caller may have run already (then at once). So writes whose tickets
+// were taken as they were made share the first sync begun after all of
+// them, however late their callers ask.
+func (g *groupSync) take() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	t := g.next
+	g.next++
+	return t
+}
+
+func (g *groupSync) syncTicket(ticket uint64) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.cond == nil {
 		g.cond = sync.NewCond(&g.mu)
 	}
-	ticket := g.next
-	g.next++
 	for g.synced <= ticket {
 		if g.failed != nil {
 			return g.failed

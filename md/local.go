@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -241,17 +242,25 @@ func (s *Server) putLocalStaged(ctx *fasthttp.RequestCtx, st shoal.StagedCreator
 		httperr.Write(ctx, shoal.E(op, p.path, err))
 		return
 	}
-	// The bytes are made durable while the entry is committed; the 201
-	// waits for both (see shoal.DeferredStager for a crash in between).
+	// The bytes are made durable while the entry is committed, from when
+	// its transaction begins (so that the creates of one batch share a
+	// sync); the 201 waits for both (see shoal.DeferredStager for a
+	// crash in between).
 	synced := make(chan error, 1)
-	if durable != nil {
-		go func() { synced <- durable() }()
-	} else {
-		synced <- nil
+	var once sync.Once
+	startSync := func() {
+		once.Do(func() {
+			if durable == nil {
+				synced <- nil
+				return
+			}
+			go func() { synced <- durable() }()
+		})
 	}
 	cond := p.cond
 	cond.Client = p.client // a lock taken while the body streamed stops the commit
-	e, err := s.cat.PutFile(s.base, p.path, pool.Layout, s.localCommit(id, info, sums), cond, time.Now().Add(s.opts.URLTTL))
+	e, err := s.cat.PutFile(shoal.WithTxStart(s.base, startSync), p.path, pool.Layout, s.localCommit(id, info, sums), cond, time.Now().Add(s.opts.URLTTL))
+	startSync()
 	serr := <-synced
 	if err != nil {
 		s.opts.LocalStore.Remove(s.base, id)

@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"ConcurrentOverwrites", testConcurrentOverwrites},
 		{"CreateAnswersAsStat", testCreateAnswersAsStat},
 		{"PutFile", testPutFile},
+		{"TxStart", testTxStart},
 		{"Pools", testPools},
 		{"ReplaceReplica", testReplaceReplica},
 		{"Locks", testLocks},

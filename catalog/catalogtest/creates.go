@@ -3,6 +3,7 @@ package catalogtest
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -225,4 +226,37 @@ func testPutFile(t *testing.T, c shoal.Catalog) {
 	wantKind(t, "PutFile of 41 bytes into 40 left", err, shoal.KindQuota)
 	wantMissing(t, c, "/pfq/b")
 	wantQuota(t, c, "after PutFile", "/pfq", 0)
+}
+
+// testTxStart: a PutFile given a context with shoal.WithTxStart calls its
+// start before the file is visible, alone and among concurrent writers
+// (whose transactions a group commit batches).
+func testTxStart(t *testing.T, c shoal.Catalog) {
+	mkdir(t, c, "/ts")
+	file := func(obj string) *shoal.Commit {
+		return &shoal.Commit{Size: 3, Sums: shoal.Sums{Adler32: 3}, MTime: t0, Replicas: []shoal.Replica{{Server: "s1", Object: obj, Size: 3, Sum: 3}}}
+	}
+	var early atomic.Bool
+	alone := shoal.WithTxStart(ctx(t), func() {
+		_, err := c.Stat(ctx(t), "/ts/alone")
+		early.Store(shoal.KindOf(err) == shoal.KindNotFound)
+	})
+	got(c.PutFile(alone, "/ts/alone", shoal.Layout{}, file("ts00"), shoal.Condition{}, grace)).must(t)
+	if !early.Load() {
+		t.Error("PutFile did not call start, or called it once the file was visible")
+	}
+	const writers = 16
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			var started atomic.Int32
+			wctx := shoal.WithTxStart(ctx(t), func() { started.Add(1) })
+			if _, err := c.PutFile(wctx, fmt.Sprintf("/ts/w%02d", w), shoal.Layout{}, file(hexID(100+w)), shoal.Condition{}, grace); err != nil {
+				t.Errorf("writer %d: %v", w, err)
+			} else if started.Load() == 0 {
+				t.Errorf("writer %d: PutFile returned without calling start", w)
+			}
+		})
+	}
+	wg.Wait()
 }
