@@ -130,6 +130,9 @@ type DeferredStager interface {
 	// object is durable; durable returns once it is, or why it cannot be
 	// known to be (the object then stays staged until a restart checks
 	// it). The caller calls durable once, soon: a clean stop waits for it.
+	// A sync begun after the write covers it, whenever durable is called:
+	// the creates that wrote before one sync began share it (md calls
+	// durable as the catalog batch holding the create begins).
 	// durable is nil when the object was durable already on return.
 	CreateStagedDeferred(ctx context.Context, id string, r io.Reader, size int64) (info ObjectInfo, sums Sums, durable func() error, err error)
 	// Unsettled: ok if a run that made deferred creates ended without a
