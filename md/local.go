@@ -246,17 +246,11 @@ func (s *Server) putLocalStaged(ctx *fasthttp.RequestCtx, st shoal.StagedCreator
 	// its transaction begins (so that the creates of one batch share a
 	// sync); the 201 waits for both (see shoal.DeferredStager for a
 	// crash in between).
-	synced := make(chan error, 1)
-	var once sync.Once
-	startSync := func() {
-		once.Do(func() {
-			if durable == nil {
-				synced <- nil
-				return
-			}
-			go func() { synced <- durable() }()
-		})
+	if durable == nil {
+		durable = func() error { return nil }
 	}
+	synced := make(chan error, 1)
+	startSync := sync.OnceFunc(func() { go func() { synced <- durable() }() })
 	cond := p.cond
 	cond.Client = p.client // a lock taken while the body streamed stops the commit
 	e, err := s.cat.PutFile(shoal.WithTxStart(s.base, startSync), p.path, pool.Layout, s.localCommit(id, info, sums), cond, time.Now().Add(s.opts.URLTTL))
