@@ -50,15 +50,17 @@ func (s *Server) finish(ctx *fasthttp.RequestCtx) {
 }
 
 // auditMore is what an audit line says of a MOVE or COPY: where it went
-// (the other side of a third-party copy, see tpcAudit).
-// Every other write says nothing more, and pays nothing to find that out.
+// (the other side of a third-party copy, see tpcAudit); of any other
+// write nothing, found without parsing a header.
 func (s *Server) auditMore(ctx *fasthttp.RequestCtx) []slog.Attr {
 	m := ctx.Method()
 	if string(m) != "MOVE" && string(m) != "COPY" {
 		return nil
 	}
-	if a, ok := s.tpcAudit(ctx); ok && string(m) == "COPY" {
-		return []slog.Attr{a}
+	if string(m) == "COPY" {
+		if a, ok := s.tpcAudit(ctx); ok {
+			return []slog.Attr{a}
+		}
 	}
 	if dst, err := parseDestination(ctx.Request.Header.PeekBytes(hdrDestination)); err == nil {
 		return []slog.Attr{slog.String("destination", dst)}

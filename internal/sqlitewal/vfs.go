@@ -88,8 +88,8 @@ func Register() error {
 // open opens the file with the host's VFS and, for a log file, puts
 // walMethods in front of the host's.
 func open(tls *libc.TLS, pVfs uintptr, zName uintptr, pFile uintptr, flags int32, pOutFlags uintptr) int32 {
-	host := (*sqlite3.Tsqlite3_vfs)(ptr(hostVFS))
-	rc := (*(*func(*libc.TLS, uintptr, uintptr, uintptr, int32, uintptr) int32)(unsafe.Pointer(&host.FxOpen)))(tls, hostVFS, zName, pFile, flags, pOutFlags)
+	hv := (*sqlite3.Tsqlite3_vfs)(ptr(hostVFS))
+	rc := (*(*func(*libc.TLS, uintptr, uintptr, uintptr, int32, uintptr) int32)(unsafe.Pointer(&hv.FxOpen)))(tls, hostVFS, zName, pFile, flags, pOutFlags)
 	if rc != sqlite3.SQLITE_OK || flags&sqlite3.SQLITE_OPEN_WAL == 0 {
 		return rc
 	}
