@@ -60,7 +60,9 @@
 // map, and one without it d+1 sequential Gets). A hit decodes the answer: allocations, but
 // no further round trip. A miss adds the catalog query and one Set to
 // fill (plus one Set per missing generation, rare). A mutation adds one
-// round trip of parallel Sets: two to six keys. The price of this scheme
+// round trip: the Sets of its two to six keys, written together to each
+// server (cache/memcache's SetMulti; a tier without it gets them as
+// parallel Sets). The price of this scheme
 // over a single global generation is the d extra keys per multi-get; in
 // return a directory rename invalidates only its own subtree, not the
 // whole cache.

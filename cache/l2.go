@@ -159,6 +159,18 @@ func (l *l2) fill(ctx context.Context, path string, gens []uint64, e *shoal.Entr
 
 // bump gives each generation key a fresh random value, all at once.
 func (l *l2) bump(ctx context.Context, keys []string) {
+	if ms, ok := l.c.(MultiSetter); ok {
+		buf := make([]byte, 0, 8*len(keys))
+		vals := make([][]byte, len(keys))
+		for i := range vals {
+			buf = binary.LittleEndian.AppendUint64(buf, rand.Uint64())
+			vals[i] = buf[8*i : 8*i+8]
+		}
+		if err := ms.SetMulti(ctx, keys, vals, genTTL); err != nil {
+			l.cnt.invalidationErrors.Add(uint64(len(keys)))
+		}
+		return
+	}
 	var wg sync.WaitGroup
 	for _, k := range keys {
 		wg.Go(func() {

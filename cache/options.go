@@ -75,6 +75,15 @@ type IntoGetter interface {
 	GetInto(ctx context.Context, keys []string, vals [][]byte) error
 }
 
+// MultiSetter is an optional extra of a shoal.Cache: store several keys
+// in one round trip per server. A mutation's invalidation uses it when the
+// L2 tier has it (cache/memcache), else one Set per key, in parallel.
+type MultiSetter interface {
+	// SetMulti stores vals[i] under keys[i] for at most ttl. An error
+	// means any of them may not be stored.
+	SetMulti(ctx context.Context, keys []string, vals [][]byte, ttl time.Duration) error
+}
+
 // getMulti uses c's GetMulti when it has one, else one Get per key.
 func getMulti(ctx context.Context, c shoal.Cache, keys []string) (map[string][]byte, error) {
 	if mg, ok := c.(MultiGetter); ok {

@@ -29,6 +29,7 @@ func Run(t *testing.T, newCache func(t *testing.T) shoal.Cache) {
 		{"BinaryValues", testBinaryValues},
 		{"LongKey", testLongKey},
 		{"GetMulti", testGetMulti},
+		{"SetMulti", testSetMulti},
 		{"TTL", testTTL},
 	}
 	for _, tt := range tests {
@@ -176,25 +177,74 @@ func testGetMulti(t *testing.T, c shoal.Cache, key func(string) string) {
 	}
 }
 
+// testSetMulti: every tier has SetMulti (the invalidations use it); the
+// values land as Set would put them, overwrites included, whichever
+// server holds each key.
+func testSetMulti(t *testing.T, c shoal.Cache, key func(string) string) {
+	ms, ok := c.(cache.MultiSetter)
+	if !ok {
+		t.Fatalf("%T has no SetMulti (cache.MultiSetter)", c)
+	}
+	var keys []string
+	var vals [][]byte
+	for i := range 12 {
+		keys = append(keys, key(fmt.Sprint("s", i)))
+		vals = append(vals, []byte(fmt.Sprint("v", i)))
+	}
+	vals[10] = []byte("\r\nSTORED\r\nEND\r\n\x00") // protocol look-alikes
+	vals[11] = []byte{}
+	if err := ms.SetMulti(ctx, keys, vals, 0); err != nil {
+		t.Fatalf("SetMulti: %v", err)
+	}
+	for i, k := range keys {
+		mustGet(t, c, k, vals[i])
+	}
+	next := [][]byte{[]byte("w0, longer than before"), []byte("w1")}
+	if err := ms.SetMulti(ctx, keys[:2], next, time.Minute); err != nil {
+		t.Fatalf("SetMulti over stored keys: %v", err)
+	}
+	mustGet(t, c, keys[0], next[0])
+	mustGet(t, c, keys[1], next[1])
+	mustGet(t, c, keys[2], vals[2])
+	if err := ms.SetMulti(ctx, keys[:3], next, 0); !shoal.IsKind(err, shoal.KindInvalid) {
+		t.Fatalf("SetMulti of 3 keys with 2 values: %v, want KindInvalid", err)
+	}
+	mustGet(t, c, keys[2], vals[2])
+}
+
 // testTTL is the suite's one slow test, bounded: memcached counts TTLs in
-// whole seconds, so a 2s item is gone between 1s and 2s after Set.
+// whole seconds, so a 2s item is gone between 1s and 2s after Set (or
+// SetMulti).
 func testTTL(t *testing.T, c shoal.Cache, key func(string) string) {
+	ms := c.(cache.MultiSetter) // testSetMulti fails without it
 	mustSet(t, c, key("short"), []byte("s"), 2*time.Second)
 	mustSet(t, c, key("long"), []byte("l"), time.Hour)
+	for _, kv := range []struct {
+		k   string
+		ttl time.Duration
+	}{{"short2", 2 * time.Second}, {"long2", time.Hour}} {
+		if err := ms.SetMulti(ctx, []string{key(kv.k)}, [][]byte{[]byte(kv.k)}, kv.ttl); err != nil {
+			t.Fatalf("SetMulti: %v", err)
+		}
+	}
 	mustGet(t, c, key("short"), []byte("s"))
+	mustGet(t, c, key("short2"), []byte("short2"))
 	deadline := time.Now().Add(10 * time.Second)
-	for {
-		_, err := c.Get(ctx, key("short"))
-		if shoal.IsKind(err, shoal.KindNotFound) {
-			break
+	for _, k := range []string{key("short"), key("short2")} {
+		for {
+			_, err := c.Get(ctx, k)
+			if shoal.IsKind(err, shoal.KindNotFound) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("Get: %v", err)
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s, with a 2s TTL, still present after 10s", k)
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
-		if err != nil {
-			t.Fatalf("Get: %v", err)
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("item with a 2s TTL still present after 10s")
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 	mustGet(t, c, key("long"), []byte("l"))
+	mustGet(t, c, key("long2"), []byte("long2"))
 }

@@ -36,26 +36,12 @@ func (c *Cache) GetInto(ctx context.Context, keys []string, vals [][]byte) error
 		return shoal.E(op, shoal.KindUnavailable, errOpen)
 	}
 	var srvOf [16]uint8 // server index of each key (first 16 keys; more are rare)
-	var srvs []uint8
-	if len(c.raw) > 1 {
-		if len(keys) <= len(srvOf) {
-			srvs = srvOf[:len(keys)]
-		} else {
-			srvs = make([]uint8, len(keys))
-		}
+	srvs, err := c.serversOf(op, keys, srvOf[:0])
+	if err != nil {
+		return err
 	}
-	for i, k := range keys {
-		if !legalKey(k) {
-			return shoal.E(op, shoal.KindInvalid, memcache.ErrMalformedKey)
-		}
+	for i := range keys {
 		vals[i] = nil
-		if srvs != nil {
-			addr, err := c.servers.PickServer(k)
-			if err != nil {
-				return c.fail(op, err)
-			}
-			srvs[i] = uint8(c.serverIndex(addr))
-		}
 	}
 	// Send to every server involved, then read every reply.
 	var connOf [4]*rawConn
@@ -64,7 +50,6 @@ func (c *Cache) GetInto(ctx context.Context, keys []string, vals [][]byte) error
 		conns = make([]*rawConn, 0, len(c.raw))
 	}
 	deadline := time.Now().Add(c.timeout)
-	var err error
 	for s, p := range c.raw {
 		if !involved(srvs, s) {
 			conns = append(conns, nil)
@@ -116,6 +101,28 @@ func (c *Cache) GetInto(ctx context.Context, keys []string, vals [][]byte) error
 		}
 	}
 	return nil
+}
+
+// serversOf checks keys and returns the index of the server holding each
+// (appended to buf), or nil when there is one server.
+func (c *Cache) serversOf(op string, keys []string, buf []uint8) ([]uint8, error) {
+	var srvs []uint8
+	if len(c.raw) > 1 {
+		srvs = buf
+	}
+	for _, k := range keys {
+		if !legalKey(k) {
+			return nil, shoal.E(op, shoal.KindInvalid, memcache.ErrMalformedKey)
+		}
+		if len(c.raw) > 1 {
+			addr, err := c.servers.PickServer(k)
+			if err != nil {
+				return nil, c.fail(op, err)
+			}
+			srvs = append(srvs, uint8(c.serverIndex(addr)))
+		}
+	}
+	return srvs, nil
 }
 
 func involved(srvs []uint8, s int) bool {

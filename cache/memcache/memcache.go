@@ -47,8 +47,9 @@ type Options struct {
 type Cache struct {
 	mc      *memcache.Client
 	breaker breaker
-	// servers, raw and timeout serve GetInto, the hot read path
-	// (getinto.go); gomemcache serves the rest.
+	// servers, raw and timeout serve GetInto and SetMulti, the hot read
+	// and invalidation paths (getinto.go, setmulti.go); gomemcache serves
+	// the rest.
 	servers *memcache.ServerList
 	raw     []*rawPool // one per server, in ServerList order
 	timeout time.Duration

@@ -136,3 +136,41 @@ func BenchmarkGetMulti4(b *testing.B) {
 		}
 	}
 }
+
+// SetMulti refuses a bad key before it sends anything, reports what
+// memcached refuses (a value over its item size) without leaving the
+// connection out of step, and fails, as Set does, with memcached down.
+func TestSetMultiRefusals(t *testing.T) {
+	mc := testsvc.StartMemcached(t)
+	c := newCache(t, mc.Addr)
+	ctx := t.Context()
+	good := fmt.Sprint("setmulti-", time.Now().UnixNano())
+	err := c.SetMulti(ctx, []string{good, "has space"}, [][]byte{[]byte("a"), []byte("b")}, 0)
+	if !shoal.IsKind(err, shoal.KindInvalid) {
+		t.Fatalf("SetMulti with a bad key: %v, want KindInvalid", err)
+	}
+	if _, err := c.Get(ctx, good); !shoal.IsKind(err, shoal.KindNotFound) {
+		t.Fatalf("the good key of a refused SetMulti: %v, want not stored", err)
+	}
+	huge := make([]byte, 2<<20) // memcached's item size is 1 MiB by default
+	err = c.SetMulti(ctx, []string{good + "h", good}, [][]byte{huge, []byte("after")}, 0)
+	if !shoal.IsKind(err, shoal.KindUnavailable) {
+		t.Fatalf("SetMulti of a 2 MiB value: %v, want KindUnavailable", err)
+	}
+	// Every pooled connection answers its own requests (GetInto shares
+	// SetMulti's connections: a reply left unread would answer it).
+	vals := make([][]byte, 1)
+	for i := range 20 {
+		k := fmt.Sprint(good, "-", i)
+		if err := c.SetMulti(ctx, []string{k}, [][]byte{[]byte(k)}, 0); err != nil {
+			t.Fatalf("SetMulti after a refusal: %v", err)
+		}
+		if err := c.GetInto(ctx, []string{k}, vals); err != nil || string(vals[0]) != k {
+			t.Fatalf("GetInto(%s) after a refusal = %q, %v", k, vals[0], err)
+		}
+	}
+	mc.Kill()
+	if err := c.SetMulti(ctx, []string{good}, [][]byte{[]byte("x")}, 0); !shoal.IsKind(err, shoal.KindUnavailable) {
+		t.Fatalf("SetMulti with memcached down: %v, want KindUnavailable", err)
+	}
+}

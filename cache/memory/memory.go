@@ -99,6 +99,17 @@ func (c *Cache) Set(ctx context.Context, key string, value []byte, ttl time.Dura
 	return nil
 }
 
+// SetMulti stores a copy of each value (see cache.MultiSetter).
+func (c *Cache) SetMulti(ctx context.Context, keys []string, vals [][]byte, ttl time.Duration) error {
+	if len(vals) != len(keys) {
+		return shoal.Errorf("memory.SetMulti", shoal.KindInvalid, "%d values for %d keys", len(vals), len(keys))
+	}
+	for i, k := range keys {
+		c.Set(ctx, k, vals[i], ttl)
+	}
+	return nil
+}
+
 // Delete removes key; a missing key is not an error.
 func (c *Cache) Delete(ctx context.Context, key string) error {
 	c.mu.Lock()
