@@ -32,6 +32,20 @@ func newPair(t *testing.T, dsn string, opts cache.Options) mdPair {
 	return mdPair{a: cache.NewCatalog(dbA, optsA), b: b, bStats: b.Stats}
 }
 
+// newPlainPair is newPair whose writer, A, has a memcached tier without
+// its extras (plainCache).
+func newPlainPair(t *testing.T, dsn string) mdPair {
+	t.Helper()
+	addr := testsvc.Memcached(t)
+	b := cache.NewCatalog(openDSN(t, dsn), cache.Options{L2: newMemcache(t, addr)})
+	a := cache.NewCatalog(openDSN(t, dsn), cache.Options{L2: plainCache{newMemcache(t, addr)}})
+	return mdPair{a: a, b: b, bStats: b.Stats}
+}
+
+// plainCache is a shoal.Cache with only the interface's methods: the
+// decorator falls back to one Set per invalidated key and one Get per key.
+type plainCache struct{ shoal.Cache }
+
 // warm makes B cache its current answer for each path, and proves it did:
 // a second Stat of each must be an L2 hit.
 func (p mdPair) warm(t *testing.T, paths ...string) {
@@ -91,12 +105,13 @@ func isDir(e *shoal.Entry) bool  { return e.IsDir }
 // Every mutation through md A is seen at once through md B, which had the
 // old answer cached in memcached (L1 off: contract 3).
 func TestCoherenceTwoMDs(t *testing.T) {
-	t.Run("SQLite", func(t *testing.T) { testCoherenceTwoMDs(t, sqliteDSN(t)) })
-	t.Run("MariaDB", func(t *testing.T) { testCoherenceTwoMDs(t, testsvc.MariaDB(t)) })
+	t.Run("SQLite", func(t *testing.T) { testCoherenceTwoMDs(t, newPair(t, sqliteDSN(t), cache.Options{})) })
+	t.Run("MariaDB", func(t *testing.T) { testCoherenceTwoMDs(t, newPair(t, testsvc.MariaDB(t), cache.Options{})) })
+	// The writer's tier without SetMulti: its invalidations are Sets.
+	t.Run("SQLite/plain", func(t *testing.T) { testCoherenceTwoMDs(t, newPlainPair(t, sqliteDSN(t))) })
 }
 
-func testCoherenceTwoMDs(t *testing.T, dsn string) {
-	p := newPair(t, dsn, cache.Options{})
+func testCoherenceTwoMDs(t *testing.T, p mdPair) {
 	a, b := p.a, p.b
 	ctx := context.Background()
 
