@@ -43,54 +43,22 @@ func (c *Cache) GetInto(ctx context.Context, keys []string, vals [][]byte) error
 	for i := range keys {
 		vals[i] = nil
 	}
-	// Send to every server involved, then read every reply.
-	var connOf [4]*rawConn
-	conns := connOf[:0]
-	if len(c.raw) > len(connOf) {
-		conns = make([]*rawConn, 0, len(c.raw))
-	}
-	deadline := time.Now().Add(c.timeout)
-	for s, p := range c.raw {
-		if !involved(srvs, s) {
-			conns = append(conns, nil)
-			continue
-		}
-		rc, derr := p.get(deadline)
-		conns = append(conns, rc)
-		if derr != nil {
-			err = derr
-			break
-		}
-		rc.w.WriteString("get")
-		for i, k := range keys {
-			if srvs == nil || int(srvs[i]) == s {
-				rc.w.WriteByte(' ')
-				rc.w.WriteString(k)
-			}
-		}
-		rc.w.WriteString("\r\n")
-		if err = rc.w.Flush(); err != nil {
-			break
-		}
-	}
 	buf := make([]byte, 0, 512)
 	var offs [16][2]int32
 	spans := offs[:0]
-	if err == nil {
-		for s, rc := range conns {
-			if rc == nil {
-				continue
-			}
-			if buf, spans, err = rc.readValues(keys, srvs, s, buf, spans); err != nil {
-				break
+	err = c.roundTrip(srvs, func(w *bufio.Writer, s int) {
+		w.WriteString("get")
+		for i, k := range keys {
+			if srvs == nil || int(srvs[i]) == s {
+				w.WriteByte(' ')
+				w.WriteString(k)
 			}
 		}
-	}
-	for s, rc := range conns {
-		if rc != nil {
-			c.raw[s].put(rc, err == nil)
-		}
-	}
+		w.WriteString("\r\n")
+	}, func(rc *rawConn, s int) (err error) {
+		buf, spans, err = rc.readValues(keys, srvs, s, buf, spans)
+		return err
+	})
 	if err != nil {
 		return c.fail(op, err)
 	}
@@ -123,6 +91,50 @@ func (c *Cache) serversOf(op string, keys []string, buf []uint8) ([]uint8, error
 		}
 	}
 	return srvs, nil
+}
+
+// roundTrip writes, on one pooled connection to each server involved
+// (srvs: each key's server, nil for one server), what send writes for
+// that server, then reads each server's reply with recv, all in the
+// caller's goroutine: one round trip of latency however many servers. A
+// connection goes back to its pool only if its reply was read in full: one
+// with unread bytes would answer the next request with this one's reply.
+func (c *Cache) roundTrip(srvs []uint8, send func(w *bufio.Writer, s int), recv func(rc *rawConn, s int) error) error {
+	var connOf [4]*rawConn
+	conns := connOf[:0]
+	deadline := time.Now().Add(c.timeout)
+	var err error
+	for s, p := range c.raw {
+		if !involved(srvs, s) {
+			conns = append(conns, nil)
+			continue
+		}
+		rc, derr := p.get(deadline)
+		conns = append(conns, rc)
+		if derr != nil {
+			err = derr
+			break
+		}
+		send(rc.w, s)
+		if err = rc.w.Flush(); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		for s, rc := range conns {
+			if rc != nil {
+				if err = recv(rc, s); err != nil {
+					break
+				}
+			}
+		}
+	}
+	for s, rc := range conns {
+		if rc != nil {
+			c.raw[s].put(rc, err == nil)
+		}
+	}
+	return err
 }
 
 func involved(srvs []uint8, s int) bool {

@@ -1,6 +1,7 @@
 package memcache
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -34,51 +35,23 @@ func (c *Cache) SetMulti(ctx context.Context, keys []string, vals [][]byte, ttl 
 	if err != nil {
 		return err
 	}
-	var connOf [4]*rawConn
-	conns := connOf[:0]
-	deadline := time.Now().Add(c.timeout)
-	for s, p := range c.raw {
-		if !involved(srvs, s) {
-			conns = append(conns, nil)
-			continue
-		}
-		rc, derr := p.get(deadline)
-		conns = append(conns, rc)
-		if derr != nil {
-			err = derr
-			break
-		}
+	err = c.roundTrip(srvs, func(w *bufio.Writer, s int) {
 		for i, k := range keys {
 			if srvs == nil || int(srvs[i]) == s {
-				rc.w.WriteString("set ")
-				rc.w.WriteString(k)
-				rc.w.WriteString(" 0 ")
-				rc.w.WriteString(exp)
-				rc.w.WriteByte(' ')
-				rc.w.WriteString(strconv.Itoa(len(vals[i])))
-				rc.w.WriteString("\r\n")
-				rc.w.Write(vals[i])
-				rc.w.WriteString("\r\n")
+				w.WriteString("set ")
+				w.WriteString(k)
+				w.WriteString(" 0 ")
+				w.WriteString(exp)
+				w.WriteByte(' ')
+				w.WriteString(strconv.Itoa(len(vals[i])))
+				w.WriteString("\r\n")
+				w.Write(vals[i])
+				w.WriteString("\r\n")
 			}
 		}
-		if err = rc.w.Flush(); err != nil {
-			break
-		}
-	}
-	if err == nil {
-		for s, rc := range conns {
-			if rc != nil {
-				if err = rc.readStored(srvs, s, len(keys)); err != nil {
-					break
-				}
-			}
-		}
-	}
-	for s, rc := range conns {
-		if rc != nil {
-			c.raw[s].put(rc, err == nil)
-		}
-	}
+	}, func(rc *rawConn, s int) error {
+		return rc.readStored(srvs, s, len(keys))
+	})
 	if err != nil {
 		return c.fail(op, err)
 	}
