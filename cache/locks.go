@@ -7,13 +7,14 @@ import (
 	"shoal"
 )
 
-// Locks are never cached across md: a lock taken through one md must make
-// every other md answer 423 at once, so with several md each lock call
-// goes to the catalog. The one thing kept is, with Options.SoleMD, that no
-// live lock exists at all (noLocks, an absence): then every write's lock check (a
-// catalog query a write, about a sixth of a small create's CPU in shoal
-// all) is answered in process, exactly, since only this process takes
-// locks.
+// Locks are never cached: a lock taken through one md must make every
+// other md answer 423 at once. The one thing kept is that no live lock
+// exists at all: then every write's lock check (a catalog query a write,
+// about a sixth of a small create's CPU in shoal all) is answered without
+// the catalog. With Options.SoleMD that fact is kept in process, exactly,
+// since only this process takes locks (noLocks, an absence); with several
+// md, in L2 under a generation every lock's creation replaces
+// (l2absence.go).
 
 // probeLocks counts the live locks, if a count is due, to learn that
 // none exists; it reports whether none does.
@@ -33,8 +34,34 @@ func (c *Catalog) probeLocks(ctx context.Context, now time.Time) bool {
 func (c *Catalog) CreateLock(ctx context.Context, l *shoal.Lock, lim shoal.LockLimits, now time.Time) error {
 	err := c.inner.CreateLock(ctx, l, lim, now)
 	// Also on an error: a failed commit may still have happened.
-	c.noLocks.drop()
+	c.dropNoLocks(ctx)
 	return err
+}
+
+// dropNoLocks forgets that no lock exists, in process and in L2.
+func (c *Catalog) dropNoLocks(ctx context.Context) {
+	c.noLocks.drop()
+	if c.l2 != nil && c.noLocks == nil {
+		c.l2.dropLocks(context.WithoutCancel(ctx))
+	}
+}
+
+// sharedNoLocks reports whether L2 says (or a count just found) that no
+// live lock exists, for an md that is not alone on its catalog.
+func (c *Catalog) sharedNoLocks(ctx context.Context, now time.Time) bool {
+	known, none, gen, ok := c.l2.lockFinding(ctx)
+	switch {
+	case !ok:
+		return false
+	case known:
+		return none
+	}
+	n, err := c.inner.CountLocks(ctx, now)
+	if err != nil {
+		return false
+	}
+	c.l2.learnLocks(ctx, gen, n)
+	return n == 0
 }
 
 func (c *Catalog) Locks(ctx context.Context, path string, below bool, now time.Time) ([]shoal.Lock, error) {
@@ -44,12 +71,15 @@ func (c *Catalog) Locks(ctx context.Context, path string, below bool, now time.T
 	if c.noLocks != nil && c.probeLocks(ctx, now) {
 		return nil, nil
 	}
+	if c.noLocks == nil && c.l2 != nil && c.sharedNoLocks(ctx, now) {
+		return nil, nil
+	}
 	return c.inner.Locks(ctx, path, below, now)
 }
 
 func (c *Catalog) RefreshLock(ctx context.Context, token, path, principal string, timeout time.Duration, now time.Time) (*shoal.Lock, error) {
 	l, err := c.inner.RefreshLock(ctx, token, path, principal, timeout, now)
-	c.noLocks.drop()
+	c.dropNoLocks(ctx)
 	return l, err
 }
 

@@ -11,6 +11,7 @@ import (
 	"shoal"
 	"shoal/cache"
 	"shoal/catalog"
+	"shoal/internal/testsvc"
 )
 
 func lockOn(token, root string, now time.Time, life time.Duration) *shoal.Lock {
@@ -160,4 +161,69 @@ func fewestTrips(db *catalog.DB, fn func()) uint64 {
 		}
 	}
 	return fewest
+}
+
+// With several md sharing memcached, a write's lock check asks the catalog
+// nothing while no lock exists (a finding in L2 that one md's count makes
+// for all), and every md sees a lock as soon as another has taken it.
+func TestSharedFindingOfNoLocks(t *testing.T) {
+	ctx := context.Background()
+	addr := testsvc.Memcached(t)
+	dsn := sqliteDSN(t)
+	dbA, dbB := openDSN(t, dsn), openDSN(t, dsn)
+	a := cache.NewCatalog(dbA, cache.Options{L2: newMemcache(t, addr)})
+	b := cache.NewCatalog(dbB, cache.Options{L2: newMemcache(t, addr)})
+	check := func(c *cache.Catalog, path string) []shoal.Lock {
+		t.Helper()
+		ls, err := c.Locks(ctx, path, false, time.Now())
+		if err != nil {
+			t.Fatalf("Locks(%s): %v", path, err)
+		}
+		return ls
+	}
+	trips := func(c *cache.Catalog, db *catalog.DB) uint64 {
+		return fewestTrips(db, func() {
+			for i := range 20 {
+				if ls := check(c, fmt.Sprintf("/d/f%d", i)); len(ls) != 0 {
+					t.Fatalf("locks %v", ls)
+				}
+			}
+		})
+	}
+	check(b, "/d/f") // B counts: none
+	if n := trips(a, dbA); n != 0 {
+		t.Errorf("no lock: A's 20 checks asked the catalog %d times, want 0 (B's finding)", n)
+	}
+	if n := trips(b, dbB); n != 0 {
+		t.Errorf("no lock: B's 20 checks asked the catalog %d times, want 0", n)
+	}
+
+	now := time.Now()
+	if err := a.CreateLock(ctx, lockOn("s", "/d", now, time.Hour), shoal.LockLimits{}, now); err != nil {
+		t.Fatal(err)
+	}
+	if ls := check(b, "/d/f"); len(ls) != 1 || ls[0].Root != "/d" {
+		t.Fatalf("after LOCK /d through A: B's locks of /d/f = %v, want the lock", ls)
+	}
+	before := dbB.RoundTrips()
+	if ls := check(b, "/e/f"); len(ls) != 0 {
+		t.Fatalf("locks of /e/f = %v, want none", ls)
+	}
+	if n := dbB.RoundTrips() - before; n != 1 {
+		t.Errorf("with a lock taken: a check cost %d catalog trips, want 1 (the count spared)", n)
+	}
+	if err := b.Unlock(ctx, "opaquelocktoken:s", "/d", "user:ann", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if ls := check(a, "/d/f"); len(ls) != 0 {
+		t.Fatalf("after UNLOCK through B: A's locks of /d/f = %v", ls)
+	}
+	// The finding of some expires (findingTTL), then a count finds none.
+	deadline := time.Now().Add(6 * time.Second)
+	for trips(a, dbA) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("6 s after the UNLOCK, lock checks still ask the catalog")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

@@ -338,3 +338,34 @@ func TestScaleOutMemcachedKilled(t *testing.T) {
 		t.Errorf("only %d HEADs were answered in time", sent.Load())
 	}
 }
+
+// A lock taken through md A is enforced by md B at once, although B had
+// just found (and recorded in memcached) that no lock existed; the lock's
+// token lets a write through B, and an UNLOCK through B frees the path for
+// A. Every refusal leaves the file as it was.
+func TestScaleOutLocks(t *testing.T) {
+	s := startStack(t)
+	A, B := s.a.URL, s.b.URL
+	const lockinfo = `<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope>` +
+		`<D:locktype><D:write/></D:locktype><D:owner>e2e</D:owner></D:lockinfo>`
+	mustDo(t, 201, "PUT", A+"/lk", "v1")
+	for range 3 { // B's lock checks find none, then answer from that finding
+		mustDo(t, 204, "PUT", B+"/lk", "v2")
+	}
+	r := do("LOCK", A+"/lk", lockinfo, "Timeout", "Second-600")
+	token := r.header.Get("Lock-Token")
+	if r.status != 200 || !strings.HasPrefix(token, "<opaquelocktoken:") {
+		t.Fatalf("LOCK through A = %v, Lock-Token %q", r, token)
+	}
+	want(t, "PUT", B+"/lk", 423)
+	want(t, "DELETE", B+"/lk", 423)
+	if got := want(t, "GET", B+"/lk", 200); got.body != "v2" {
+		t.Fatalf("GET through B after refused writes = %q, want v2", got.body)
+	}
+	mustDo(t, 204, "PUT", B+"/lk", "v3", "If", "("+token+")")
+	mustDo(t, 204, "UNLOCK", B+"/lk", "", "Lock-Token", token)
+	mustDo(t, 204, "PUT", A+"/lk", "v4")
+	if got := want(t, "GET", B+"/lk", 200); got.body != "v4" {
+		t.Fatalf("GET through B after UNLOCK = %q, want v4", got.body)
+	}
+}
