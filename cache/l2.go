@@ -19,6 +19,8 @@ type l2 struct {
 	ttl    time.Duration
 	negTTL time.Duration
 	cnt    *counters
+	// lockKeys: the generation and finding of live locks (l2absence.go).
+	lockKeys [2]string
 }
 
 // Key kinds: the tree generation of a directory, the node generation of a
@@ -108,13 +110,20 @@ func (l *l2) lookup(ctx context.Context, path string, answer byte) (gens []uint6
 			gens[i] = binary.LittleEndian.Uint64(v)
 			continue
 		}
-		g := rand.Uint64()
-		if err := l.c.Set(ctx, k, binary.LittleEndian.AppendUint64(nil, g), genTTL); err != nil {
+		g, err := l.freshGen(ctx, k)
+		if err != nil {
 			return nil, nil, false
 		}
 		gens[i] = g
 	}
 	return gens, vals[ngen], true
+}
+
+// freshGen sets the generation key k, found missing, to a fresh random
+// value, and returns it.
+func (l *l2) freshGen(ctx context.Context, k string) (uint64, error) {
+	g := rand.Uint64()
+	return g, l.c.Set(ctx, k, binary.LittleEndian.AppendUint64(nil, g), genTTL)
 }
 
 // get fetches keys into vals (nil for a missing key) with the cheapest

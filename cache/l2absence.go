@@ -3,7 +3,6 @@ package cache
 import (
 	"context"
 	"encoding/binary"
-	"math/rand/v2"
 	"time"
 )
 
@@ -30,8 +29,9 @@ const (
 	keyLockFinding = 'F'
 )
 
-// lockKeys are the two keys of the locks' finding.
-func (l *l2) lockKeys() [2]string {
+// makeLockKeys are the two keys of the locks' finding (kept in l2.lockKeys:
+// every write through md asks for them).
+func (l *l2) makeLockKeys() [2]string {
 	return [2]string{l.key(keyLockGen, "locks"), l.key(keyLockFinding, "locks")}
 }
 
@@ -39,17 +39,14 @@ func (l *l2) lockKeys() [2]string {
 // what it says; gen is the generation to count under otherwise (a missing
 // one is set). ok is false when L2 failed.
 func (l *l2) lockFinding(ctx context.Context) (known, none bool, gen uint64, ok bool) {
-	keys := l.lockKeys()
+	keys := l.lockKeys
 	var vals [2][]byte
 	if err := l.get(ctx, keys[:], vals[:]); err != nil {
 		return false, false, 0, false
 	}
 	if len(vals[0]) != 8 {
-		gen = rand.Uint64()
-		if err := l.c.Set(ctx, keys[0], binary.LittleEndian.AppendUint64(nil, gen), genTTL); err != nil {
-			return false, false, 0, false
-		}
-		return false, false, gen, true
+		gen, err := l.freshGen(ctx, keys[0])
+		return false, false, gen, err == nil
 	}
 	gen = binary.LittleEndian.Uint64(vals[0])
 	f := vals[1]
@@ -66,10 +63,10 @@ func (l *l2) learnLocks(ctx context.Context, gen uint64, n int) {
 	if n > 0 {
 		v[8] = 1
 	}
-	_ = l.c.Set(ctx, l.key(keyLockFinding, "locks"), v, findingTTL) // a failed fill costs a count
+	_ = l.c.Set(ctx, l.lockKeys[1], v, findingTTL) // a failed fill costs a count
 }
 
 // dropLocks replaces the generation: every finding is void.
 func (l *l2) dropLocks(ctx context.Context) {
-	l.bump(ctx, []string{l.key(keyLockGen, "locks")})
+	l.bump(ctx, l.lockKeys[:1])
 }
