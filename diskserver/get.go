@@ -42,7 +42,7 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, id string) {
 	}
 	start, end := objhttp.Span(rs, size)
 	of, base := f.OSFile()
-	ctx.SetBodyStream(netguard.NewFileBody(of, base+start, end-start, f), int(end-start))
+	netguard.SetBody(ctx, netguard.NewFileBody(of, base+start, end-start, f), end-start)
 	if !ctx.IsHead() {
 		ctx.Response.ImmediateHeaderFlush = netguard.FileFollows(ctx.Conn(), end-start)
 	}

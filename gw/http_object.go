@@ -12,6 +12,7 @@ import (
 	"shoal"
 	"shoal/ec"
 	"shoal/internal/httperr"
+	"shoal/internal/netguard"
 	"shoal/internal/objhttp"
 	"shoal/wire"
 )
@@ -132,10 +133,9 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id str
 	}
 	start, end := objhttp.Span(rs, size)
 	n := end - start
-	h := &ctx.Response.Header
 	if ctx.IsHead() {
 		obj.Close()
-		h.SetContentLength(int(n))
+		netguard.SetBody(ctx, nil, n)
 		ctx.Response.SkipBody = true
 		return
 	}
@@ -153,7 +153,7 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id str
 		return
 	}
 	// Shard fetches overlap the transfer to the client (see ec.NewReader).
-	ctx.SetBodyStream(ec.NewReader(obj, start, start+n), int(n))
+	netguard.SetBody(ctx, ec.NewReader(obj, start, start+n), n)
 }
 
 // rangeStart is where the request's first byte range starts ("bytes=N-…"),

@@ -71,7 +71,7 @@ func (s *Server) getLocal(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
 	default:
 		body, n, ctype := httprange.Multipart(obj, rs, e.Size, string(ctx.Response.Header.ContentType()))
 		ctx.Response.Header.Set(fasthttp.HeaderContentType, ctype)
-		ctx.SetBodyStream(readCloser{body, obj}, int(n))
+		netguard.SetBody(ctx, readCloser{body, obj}, n)
 		ctx.SetStatusCode(fasthttp.StatusPartialContent)
 	}
 	return true
@@ -91,11 +91,11 @@ func (s *Server) getLocal(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
 func setObjectBody(ctx *fasthttp.RequestCtx, obj shoal.Object, off, n int64) {
 	if fo, ok := obj.(shoal.FileObject); ok {
 		f, base := fo.OSFile()
-		ctx.SetBodyStream(netguard.NewFileBody(f, base+off, n, obj), int(n))
+		netguard.SetBody(ctx, netguard.NewFileBody(f, base+off, n, obj), n)
 		ctx.Response.ImmediateHeaderFlush = netguard.FileFollows(ctx.Conn(), n)
 		return
 	}
-	ctx.SetBodyStream(readCloser{io.NewSectionReader(obj, off, n), obj}, int(n))
+	netguard.SetBody(ctx, readCloser{io.NewSectionReader(obj, off, n), obj}, n)
 }
 
 type readCloser struct {

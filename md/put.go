@@ -292,7 +292,7 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 		resp.Reset()
 		req.SetRequestURI(u)
 		req.Header.SetMethod(fasthttp.MethodPut)
-		req.SetBodyStream(counted, int(p.length))
+		req.SetBodyStream(counted, netguard.RequestLength(p.length))
 		err = s.client.Do(req, resp)
 		if err == nil {
 			break

@@ -8,6 +8,7 @@ import (
 	"shoal"
 	"shoal/dav"
 	"shoal/internal/httperr"
+	"shoal/internal/netguard"
 )
 
 // Precomputed header names and values for the stat path: fasthttp's []byte
@@ -64,7 +65,7 @@ func (s *Server) handleHead(ctx *fasthttp.RequestCtx) {
 	if e.IsDir {
 		return
 	}
-	ctx.Response.Header.SetContentLength(int(e.Size))
+	netguard.SetBody(ctx, nil, e.Size)
 	ctx.Response.SkipBody = true
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/netguard"
 	"shoal/placement"
 	"shoal/tpc"
 	"shoal/wire"
@@ -51,7 +52,7 @@ func (s *Server) putTo(p *putPlan, body io.Reader) error {
 	defer fasthttp.ReleaseResponse(resp)
 	req.SetRequestURI(u)
 	req.Header.SetMethod(fasthttp.MethodPut)
-	req.SetBodyStream(body, int(p.length))
+	req.SetBodyStream(body, netguard.RequestLength(p.length))
 	if err := s.client.Do(req, resp); err != nil {
 		if placement.Unreachable(err) {
 			s.placement.MarkSuspect(p.target)

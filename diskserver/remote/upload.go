@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal"
+	"shoal/internal/netguard"
 	"shoal/wire"
 )
 
@@ -39,10 +40,7 @@ func (c *Client) Upload(ctx context.Context, id, upload string, r io.Reader, siz
 	req.Header.SetMethod(fasthttp.MethodPut)
 	req.SetRequestURI(c.Keys.URL(c.Base, fasthttp.MethodPut, id, upload, time.Now().Add(ttl)))
 	body := &ctxReader{ctx: ctx, r: r}
-	if size < 0 {
-		size = -1
-	}
-	req.SetBodyStream(body, int(size))
+	req.SetBodyStream(body, netguard.RequestLength(size))
 	err := c.do(ctx, req, resp, false)
 	if body.rerr != nil {
 		return UploadResult{}, shoal.E(op, id, body.rerr)

@@ -8,6 +8,7 @@ import (
 	"shoal"
 	"shoal/internal/httperr"
 	"shoal/internal/httprange"
+	"shoal/internal/netguard"
 )
 
 // StartRead reads a GET or HEAD's Range header against an object of size
@@ -62,7 +63,7 @@ func SetMultipart(ctx *fasthttp.RequestCtx, src io.ReaderAt, c io.Closer, rs []h
 	if c != nil {
 		body = readCloser{body, c}
 	}
-	ctx.SetBodyStream(body, int(n))
+	netguard.SetBody(ctx, body, n)
 }
 
 type readCloser struct {
