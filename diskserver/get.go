@@ -4,7 +4,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal/internal/httperr"
-	"shoal/internal/netguard"
 	"shoal/internal/objhttp"
 )
 
@@ -12,7 +11,7 @@ import (
 // several (206 multipart/byteranges); a bad Range is answered by
 // objhttp.StartRead (400 malformed, 416 unsatisfiable).
 //
-// The body is a netguard.FileBody of the object's file (shared with its
+// The body (objhttp.Send) is a netguard.FileBody of the object's file (shared with its
 // other readers: see openFiles) with an exact Content-Length. On a
 // connection that can sendfile, a body larger than fasthttp's write
 // buffer has the header flushed on its own (ImmediateHeaderFlush: else
@@ -36,14 +35,5 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, id string) {
 		return
 	}
 	ctx.Response.Header.SetLastModified(f.ModTime())
-	if len(rs) > 1 {
-		objhttp.SetMultipart(ctx, f, f, rs, size)
-		return
-	}
-	start, end := objhttp.Span(rs, size)
-	of, base := f.OSFile()
-	netguard.SetBody(ctx, netguard.NewFileBody(of, base+start, end-start, f), end-start)
-	if !ctx.IsHead() {
-		ctx.Response.ImmediateHeaderFlush = netguard.FileFollows(ctx.Conn(), end-start)
-	}
+	objhttp.Send(ctx, f, rs, size)
 }

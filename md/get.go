@@ -10,7 +10,7 @@ import (
 	"shoal"
 	"shoal/dav"
 	"shoal/internal/httperr"
-	"shoal/internal/httprange"
+	"shoal/internal/objhttp"
 	"shoal/placement"
 	"shoal/wire"
 )
@@ -81,28 +81,20 @@ func (s *Server) redirects(ctx *fasthttp.RequestCtx) bool {
 // servers answer it (internal/httprange): one range, or several as
 // multipart/byteranges.
 func (s *Server) getInline(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
-	rs, ok := s.requestRanges(ctx, e.Size)
+	rs, ok := objhttp.Ranges(ctx, e.Size)
 	if !ok {
 		return
 	}
 	s.setEntryHeaders(ctx, e)
+	objhttp.SetStatus(ctx, rs, e.Size)
 	switch len(rs) {
 	case 0:
 		ctx.SetBody(e.Inline)
-		return
 	case 1:
-		r := rs[0]
-		buf := getBuf()
-		buf.b = httprange.AppendContentRange(buf.b[:0], r, e.Size)
-		ctx.Response.Header.SetBytesKV(hdrContentRange, buf.b)
-		putBuf(buf)
-		ctx.SetBody(e.Inline[r.Start:r.End])
+		ctx.SetBody(e.Inline[rs[0].Start:rs[0].End])
 	default:
-		body, n, ctype := httprange.Multipart(bytes.NewReader(e.Inline), rs, e.Size, string(ctx.Response.Header.ContentType()))
-		ctx.Response.Header.Set(fasthttp.HeaderContentType, ctype)
-		ctx.SetBodyStream(body, int(n))
+		objhttp.SetMultipart(ctx, bytes.NewReader(e.Inline), nil, rs, e.Size)
 	}
-	ctx.SetStatusCode(fasthttp.StatusPartialContent)
 }
 
 // getRedirect sends the client to a data server with a signed URL that

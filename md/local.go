@@ -11,8 +11,6 @@ import (
 
 	"shoal"
 	"shoal/internal/httperr"
-	"shoal/internal/httprange"
-	"shoal/internal/netguard"
 	"shoal/internal/objhttp"
 	"shoal/placement"
 )
@@ -51,78 +49,15 @@ func (s *Server) getLocal(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
 		obj.Close() // not the bytes the catalog describes: let its server answer
 		return false
 	}
-	rs, ok := s.requestRanges(ctx, e.Size)
+	rs, ok := objhttp.Ranges(ctx, e.Size)
 	if !ok {
 		obj.Close()
 		return true
 	}
 	s.setEntryHeaders(ctx, e)
-	switch len(rs) {
-	case 0:
-		setObjectBody(ctx, obj, 0, e.Size)
-	case 1:
-		r := rs[0]
-		buf := getBuf()
-		buf.b = httprange.AppendContentRange(buf.b[:0], r, e.Size)
-		ctx.Response.Header.SetBytesKV(hdrContentRange, buf.b)
-		putBuf(buf)
-		setObjectBody(ctx, obj, r.Start, r.End-r.Start)
-		ctx.SetStatusCode(fasthttp.StatusPartialContent)
-	default:
-		body, n, ctype := httprange.Multipart(obj, rs, e.Size, string(ctx.Response.Header.ContentType()))
-		ctx.Response.Header.Set(fasthttp.HeaderContentType, ctype)
-		netguard.SetBody(ctx, readCloser{body, obj}, n)
-		ctx.SetStatusCode(fasthttp.StatusPartialContent)
-	}
+	objhttp.SetStatus(ctx, rs, e.Size)
+	objhttp.Send(ctx, obj, rs, e.Size)
 	return true
-}
-
-// setObjectBody sends n bytes of obj from off. An object in a local file
-// is sent as the data servers send it (diskserver/get.go): a
-// netguard.FileBody with its exact length, which fasthttp writes through
-// the connection's ReadFrom, i.e. sendfile(2) at the body's offset, after
-// the header (flushed on its own when the body is larger than fasthttp's
-// write buffer) held by the kernel to leave with the body's first bytes
-// (netguard.FileFollows: md
-// serves local data for GET only, never HEAD, so the body is sent). The
-// file is the object's, shared with its other readers: never read
-// through its position. fasthttp closes the body, and so the object,
-// after sending it.
-func setObjectBody(ctx *fasthttp.RequestCtx, obj shoal.Object, off, n int64) {
-	if fo, ok := obj.(shoal.FileObject); ok {
-		f, base := fo.OSFile()
-		netguard.SetBody(ctx, netguard.NewFileBody(f, base+off, n, obj), n)
-		ctx.Response.ImmediateHeaderFlush = netguard.FileFollows(ctx.Conn(), n)
-		return
-	}
-	netguard.SetBody(ctx, readCloser{io.NewSectionReader(obj, off, n), obj}, n)
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
-}
-
-// requestRanges parses the request's Range against a file of size bytes
-// as every shoal server does (internal/httprange); false when it has
-// answered the error (400, or 416 with Content-Range: bytes */size).
-func (s *Server) requestRanges(ctx *fasthttp.RequestCtx, size int64) ([]httprange.Range, bool) {
-	h := ctx.Request.Header.PeekBytes(hdrRange)
-	if len(h) == 0 {
-		return nil, true
-	}
-	rs, err := httprange.Parse(string(h), size)
-	if err != nil {
-		httperr.Write(ctx, err)
-		if shoal.IsKind(err, shoal.KindBadRange) {
-			buf := getBuf()
-			buf.b = httprange.AppendUnsatisfied(buf.b[:0], size)
-			ctx.Response.Header.SetBytesKV(hdrContentRange, buf.b)
-			putBuf(buf)
-		}
-		return nil, false
-	}
-	return rs, true
 }
 
 // stagedUnreadMax is the largest body a PUT staged on md's own data

@@ -12,37 +12,57 @@ import (
 )
 
 // StartRead reads a GET or HEAD's Range header against an object of size
-// bytes (see httprange for the one behaviour of every shoal server) and
-// sets what every answer carries: Accept-Ranges, Content-Type, the status,
-// and for a single range its Content-Range. It returns the ranges to send:
-// nil for the whole object (200), one (206, the body is that span), or
-// several (206, the body is SetMultipart's). When it returns false it has
-// answered: 400 for a malformed range, 416 with "Content-Range: bytes */SIZE".
+// bytes (Ranges) and sets what every answer carries: Accept-Ranges,
+// Content-Type, the status, and for a single range its Content-Range
+// (SetStatus). It returns the ranges to send: nil for the whole object
+// (200), one (206, the body is that span), or several (206, the body is
+// SetMultipart's). When it returns false it has answered the error.
 func StartRead(ctx *fasthttp.RequestCtx, size int64) ([]httprange.Range, bool) {
-	h := &ctx.Response.Header
-	var rs []httprange.Range
-	if rh := ctx.Request.Header.Peek(fasthttp.HeaderRange); len(rh) > 0 {
-		var err error
-		if rs, err = httprange.Parse(string(rh), size); err != nil {
-			httperr.Write(ctx, err)
-			if shoal.IsKind(err, shoal.KindBadRange) {
-				h.Set(fasthttp.HeaderContentRange, httprange.Unsatisfied(size))
-			}
-			return nil, false
-		}
+	rs, ok := Ranges(ctx, size)
+	if !ok {
+		return nil, false
 	}
+	h := &ctx.Response.Header
 	h.Set(fasthttp.HeaderAcceptRanges, "bytes")
 	h.Set(fasthttp.HeaderContentType, "application/octet-stream")
+	SetStatus(ctx, rs, size)
+	return rs, true
+}
+
+// Ranges parses the request's Range against an object of size bytes (see
+// httprange for the one behaviour of every shoal server): nil without
+// one. When it returns false it has answered: 400 for a malformed range,
+// 416 with "Content-Range: bytes */SIZE".
+func Ranges(ctx *fasthttp.RequestCtx, size int64) ([]httprange.Range, bool) {
+	rh := ctx.Request.Header.Peek(fasthttp.HeaderRange)
+	if len(rh) == 0 {
+		return nil, true
+	}
+	rs, err := httprange.Parse(string(rh), size)
+	if err != nil {
+		httperr.Write(ctx, err)
+		if shoal.IsKind(err, shoal.KindBadRange) {
+			ctx.Response.Header.Set(fasthttp.HeaderContentRange, httprange.Unsatisfied(size))
+		}
+		return nil, false
+	}
+	return rs, true
+}
+
+// SetStatus sets the status of an answer with the ranges rs of size
+// bytes: 200 for the whole, 206 with its Content-Range for one range, 206
+// for several.
+func SetStatus(ctx *fasthttp.RequestCtx, rs []httprange.Range, size int64) {
 	switch len(rs) {
 	case 0:
 		ctx.SetStatusCode(fasthttp.StatusOK)
 	case 1:
 		ctx.SetStatusCode(fasthttp.StatusPartialContent)
-		h.Set(fasthttp.HeaderContentRange, httprange.ContentRange(rs[0], size))
+		var b [64]byte
+		ctx.Response.Header.SetBytesV(fasthttp.HeaderContentRange, httprange.AppendContentRange(b[:0], rs[0], size))
 	default:
 		ctx.SetStatusCode(fasthttp.StatusPartialContent)
 	}
-	return rs, true
 }
 
 // Span is the part of an object of size bytes that a GET answered by
@@ -54,11 +74,36 @@ func Span(rs []httprange.Range, size int64) (start, end int64) {
 	return rs[0].Start, rs[0].End
 }
 
+// Send sets the body answering rs (Ranges) of obj, an object of size
+// bytes: the whole, one span, or several as SetMultipart's. An object in
+// a local file (shoal.FileObject) goes out with sendfile(2) at its
+// offset, its header flushed on its own when the body follows
+// (netguard.FileFollows). fasthttp closes the body, and so obj, after
+// sending it. The file is shared with obj's other readers: never read
+// through its position.
+func Send(ctx *fasthttp.RequestCtx, obj shoal.Object, rs []httprange.Range, size int64) {
+	if len(rs) > 1 {
+		SetMultipart(ctx, obj, obj, rs, size)
+		return
+	}
+	start, end := Span(rs, size)
+	if fo, ok := obj.(shoal.FileObject); ok {
+		f, base := fo.OSFile()
+		netguard.SetBody(ctx, netguard.NewFileBody(f, base+start, end-start, obj), end-start)
+		if !ctx.IsHead() {
+			ctx.Response.ImmediateHeaderFlush = netguard.FileFollows(ctx.Conn(), end-start)
+		}
+		return
+	}
+	netguard.SetBody(ctx, readCloser{io.NewSectionReader(obj, start, end-start), obj}, end-start)
+}
+
 // SetMultipart sets the body of a several-range answer: the ranges rs of
-// src, an object of size bytes, as multipart/byteranges. fasthttp closes
-// the body after sending it, which closes c (nil: nothing to close).
+// src, an object of size bytes, as multipart/byteranges, each part of the
+// response's Content-Type. fasthttp closes the body after sending it,
+// which closes c (nil: nothing to close).
 func SetMultipart(ctx *fasthttp.RequestCtx, src io.ReaderAt, c io.Closer, rs []httprange.Range, size int64) {
-	body, n, ctype := httprange.Multipart(src, rs, size, "application/octet-stream")
+	body, n, ctype := httprange.Multipart(src, rs, size, string(ctx.Response.Header.ContentType()))
 	ctx.Response.Header.Set(fasthttp.HeaderContentType, ctype)
 	if c != nil {
 		body = readCloser{body, c}
