@@ -40,7 +40,7 @@ func NewCatalog(inner shoal.Catalog, opts Options) *Catalog {
 	}
 	if opts.L2 != nil {
 		c.l2 = &l2{c: opts.L2, prefix: opts.KeyPrefix, ttl: opts.L2TTL, negTTL: opts.NegativeTTL, cnt: &c.counters}
-		c.l2.lockKeys = c.l2.makeLockKeys()
+		c.l2.locks, c.l2.pools = c.l2.makeFact("locks"), c.l2.makeFact("pools")
 	}
 	return c
 }

@@ -19,8 +19,9 @@ type l2 struct {
 	ttl    time.Duration
 	negTTL time.Duration
 	cnt    *counters
-	// lockKeys: the generation and finding of live locks (l2absence.go).
-	lockKeys [2]string
+	// locks, pools: the shared facts that no live lock exists and that no
+	// directory is mapped to a pool (l2absence.go).
+	locks, pools fact
 }
 
 // Key kinds: the tree generation of a directory, the node generation of a

@@ -42,25 +42,25 @@ func (c *Catalog) CreateLock(ctx context.Context, l *shoal.Lock, lim shoal.LockL
 func (c *Catalog) dropNoLocks(ctx context.Context) {
 	c.noLocks.drop()
 	if c.l2 != nil && c.noLocks == nil {
-		c.l2.dropLocks(context.WithoutCancel(ctx))
+		c.l2.forget(context.WithoutCancel(ctx), c.l2.locks)
 	}
 }
 
 // sharedNoLocks reports whether L2 says (or a count just found) that no
 // live lock exists, for an md that is not alone on its catalog.
 func (c *Catalog) sharedNoLocks(ctx context.Context, now time.Time) bool {
-	known, none, gen, ok := c.l2.lockFinding(ctx)
+	v, known, gen, ok := c.l2.finding(ctx, c.l2.locks)
 	switch {
 	case !ok:
 		return false
 	case known:
-		return none
+		return v[0] == 0
 	}
 	n, err := c.inner.CountLocks(ctx, now)
 	if err != nil {
 		return false
 	}
-	c.l2.learnLocks(ctx, gen, n)
+	c.l2.learn(ctx, c.l2.locks, gen, someOrNone(n))
 	return n == 0
 }
 

@@ -11,6 +11,7 @@ import (
 	"shoal"
 	"shoal/cache"
 	"shoal/catalog"
+	"shoal/internal/testsvc"
 )
 
 func layout(t *testing.T, s string) shoal.Layout {
@@ -151,5 +152,70 @@ func TestSoleMDPoolSlowCaller(t *testing.T) {
 		if p, err := c.PoolFor(ctx, fmt.Sprintf("/after/%d", i)); err != nil || p.Layout.String() != "replica:2" {
 			t.Fatalf("PoolFor after the slow caller kept its answer: %v, %v, want replica:2", p.Layout, err)
 		}
+	}
+}
+
+// With several md on one catalog, sharing memcached: one md's finding
+// that no directory is mapped answers every md's PoolFor without the
+// catalog, with the default pool; a new default layout or a mapping made
+// through one md is seen by the other's next PoolFor.
+func TestSharedFindingOfNoPoolMappings(t *testing.T) {
+	ctx := context.Background()
+	addr := testsvc.Memcached(t)
+	dsn := sqliteDSN(t)
+	dbA, dbB := openDSN(t, dsn), openDSN(t, dsn)
+	a := cache.NewCatalog(dbA, cache.Options{L2: newMemcache(t, addr)})
+	b := cache.NewCatalog(dbB, cache.Options{L2: newMemcache(t, addr)})
+	poolOf := func(c *cache.Catalog, path string) shoal.Pool {
+		t.Helper()
+		p, err := c.PoolFor(ctx, path)
+		if err != nil {
+			t.Fatalf("PoolFor(%s): %v", path, err)
+		}
+		return p
+	}
+	quiet := func(what string, c *cache.Catalog, db *catalog.DB, want shoal.Pool) {
+		t.Helper()
+		if n := fewestTrips(db, func() {
+			for i := range 20 {
+				if p := poolOf(c, fmt.Sprintf("/d/f%d", i)); p != want {
+					t.Fatalf("%s: pool %+v, want %+v", what, p, want)
+				}
+			}
+		}); n != 0 {
+			t.Errorf("%s: 20 PoolFor asked the catalog %d times, want 0", what, n)
+		}
+	}
+	def := poolOf(b, "/d/f") // B finds no mapping
+	quiet("no mapping, A", a, dbA, def)
+	quiet("no mapping, B", b, dbB, def)
+
+	r2 := shoal.Pool{Name: shoal.DefaultPool, Layout: layout(t, "ec:4+2")}
+	if err := a.PutPool(ctx, r2); err != nil {
+		t.Fatal(err)
+	}
+	if p := poolOf(b, "/d/f"); p != r2 {
+		t.Fatalf("after PutPool default ec:4+2 through A: B's pool %+v", p)
+	}
+	quiet("new default layout, A", a, dbA, r2)
+
+	if err := a.PutPool(ctx, shoal.Pool{Name: "fast", Layout: layout(t, "replica:1")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Mkdir(ctx, "/fast", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetDirPool(ctx, "/fast", "fast"); err != nil {
+		t.Fatal(err)
+	}
+	if p := poolOf(b, "/fast/f"); p.Name != "fast" {
+		t.Fatalf("after SetDirPool /fast through A: B's pool %+v, want fast", p)
+	}
+	before := dbB.RoundTrips()
+	if p := poolOf(b, "/d/f"); p != r2 {
+		t.Fatalf("beside /fast: pool %+v, want %+v", p, r2)
+	}
+	if n := dbB.RoundTrips() - before; n != 1 {
+		t.Errorf("with a mapping: PoolFor cost %d catalog trips, want 1 (the count spared)", n)
 	}
 }

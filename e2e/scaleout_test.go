@@ -369,3 +369,33 @@ func TestScaleOutLocks(t *testing.T) {
 		t.Fatalf("GET through B after UNLOCK = %q, want v4", got.body)
 	}
 }
+
+// A pool mapping made through md A is followed by md B's next create,
+// though B had found in memcached that no directory was mapped: the
+// mapping's commit replaces that finding's generation. (The pool needs two
+// data servers; the stack has one, so a create under it is refused and
+// leaves nothing.)
+func TestScaleOutPools(t *testing.T) {
+	s := startStack(t)
+	A, B := s.a.URL, s.b.URL
+	body := strings.Repeat("pool ", 20_000) // 100 KB: not inline
+	mustDo(t, 201, "MKCOL", B+"/p", "")
+	for i := range 3 { // B finds no mapping, then answers from that finding
+		mustDo(t, 201, "PUT", fmt.Sprintf("%s/p/f%d", B, i), body)
+	}
+	admin := func(args ...string) {
+		t.Helper()
+		out, code := run(t, t.TempDir(), nil, shoalBin, append([]string{"admin", "--md", A, "--secret-file", s.secret}, args...)...)
+		if code != 0 {
+			t.Fatalf("admin %v: exit %d\n%s", args, code, out)
+		}
+	}
+	admin("pool", "add", "two", "replica:2")
+	mustDo(t, 201, "MKCOL", A+"/two", "")
+	admin("pool", "set", "/two", "two")
+	if r := do("PUT", B+"/two/f", body); r.status < 500 {
+		t.Errorf("PUT through B under /two (replica:2, one data server) = %v, want a 5xx", r)
+	}
+	want(t, "HEAD", A+"/two/f", 404)
+	mustDo(t, 201, "PUT", B+"/p/f9", body)
+}
