@@ -31,6 +31,7 @@ import (
 	"shoal"
 	"shoal/auth"
 	"shoal/davlock"
+	"shoal/internal/httperr"
 	"shoal/internal/netguard"
 	"shoal/internal/settle"
 	"shoal/internalapi"
@@ -340,6 +341,7 @@ func (s *Server) NewHTTPServer() *fasthttp.Server {
 	h := &fasthttp.Server{
 		Handler:                       s.Handler(),
 		ExpectHandler:                 s.admitExpect,
+		ErrorHandler:                  httperr.ReadError,
 		Name:                          "shoal",
 		StreamRequestBody:             true,
 		DisablePreParseMultipartForm:  true,

@@ -55,6 +55,7 @@ func QueryGetter(ctx *fasthttp.RequestCtx) func(string) string {
 func NewHTTPServer(h fasthttp.RequestHandler, name string, maxBody int64, net netguard.Config) *fasthttp.Server {
 	s := &fasthttp.Server{
 		Handler:                      Nosniff(h),
+		ErrorHandler:                 httperr.ReadError,
 		Name:                         name,
 		StreamRequestBody:            true,
 		MaxRequestBodySize:           int(min(maxBody, int64(^uint(0)>>1))),
