@@ -142,6 +142,18 @@ func spin(t *testing.T, n int, fn func(g, i int) error) (stop func()) {
 	}
 }
 
+// twoMDs is what two md see of one SQLite catalog with memcached shared:
+// a cache decorator each, with its own connection to the catalog.
+func twoMDs(t *testing.T) (a, b *cache.Catalog, dbA, dbB *catalog.DB) {
+	t.Helper()
+	addr := testsvc.Memcached(t)
+	dsn := sqliteDSN(t)
+	dbA, dbB = openDSN(t, dsn), openDSN(t, dsn)
+	a = cache.NewCatalog(dbA, cache.Options{L2: newMemcache(t, addr)})
+	b = cache.NewCatalog(dbB, cache.Options{L2: newMemcache(t, addr)})
+	return a, b, dbA, dbB
+}
+
 // fewestTrips runs fn up to three times and returns the fewest catalog
 // round trips a run made: the catalog's own background work (its tree
 // operations' recovery runs at open and every few seconds) may add one
@@ -168,11 +180,7 @@ func fewestTrips(db *catalog.DB, fn func()) uint64 {
 // for all), and every md sees a lock as soon as another has taken it.
 func TestSharedFindingOfNoLocks(t *testing.T) {
 	ctx := context.Background()
-	addr := testsvc.Memcached(t)
-	dsn := sqliteDSN(t)
-	dbA, dbB := openDSN(t, dsn), openDSN(t, dsn)
-	a := cache.NewCatalog(dbA, cache.Options{L2: newMemcache(t, addr)})
-	b := cache.NewCatalog(dbB, cache.Options{L2: newMemcache(t, addr)})
+	a, b, dbA, dbB := twoMDs(t)
 	check := func(c *cache.Catalog, path string) []shoal.Lock {
 		t.Helper()
 		ls, err := c.Locks(ctx, path, false, time.Now())

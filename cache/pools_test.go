@@ -11,7 +11,6 @@ import (
 	"shoal"
 	"shoal/cache"
 	"shoal/catalog"
-	"shoal/internal/testsvc"
 )
 
 func layout(t *testing.T, s string) shoal.Layout {
@@ -161,11 +160,7 @@ func TestSoleMDPoolSlowCaller(t *testing.T) {
 // through one md is seen by the other's next PoolFor.
 func TestSharedFindingOfNoPoolMappings(t *testing.T) {
 	ctx := context.Background()
-	addr := testsvc.Memcached(t)
-	dsn := sqliteDSN(t)
-	dbA, dbB := openDSN(t, dsn), openDSN(t, dsn)
-	a := cache.NewCatalog(dbA, cache.Options{L2: newMemcache(t, addr)})
-	b := cache.NewCatalog(dbB, cache.Options{L2: newMemcache(t, addr)})
+	a, b, dbA, dbB := twoMDs(t)
 	poolOf := func(c *cache.Catalog, path string) shoal.Pool {
 		t.Helper()
 		p, err := c.PoolFor(ctx, path)

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
+
+	"shoal/storetest"
 )
 
 // TestObjectPastFourGiB: an object of 4 GiB + 100 bytes (a sparse file)
@@ -22,20 +22,9 @@ func TestObjectPastFourGiB(t *testing.T) {
 	if st, _, _ := do(t, "PUT", ts.signed("PUT", id, ""), []byte("head of a large file"), nil); st != 201 {
 		t.Fatalf("PUT = %d", st)
 	}
-	paths, _ := filepath.Glob(filepath.Join(ts.Dir, "objects", "*", id))
-	if len(paths) != 1 {
-		t.Fatalf("object file of %s: %v", id, paths)
-	}
 	const size int64 = 4<<30 + 100
 	tail := bytes.Repeat([]byte("tail"), 25)
-	f, err := os.OpenFile(paths[0], os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteAt(tail, 4<<30); err != nil { // the hole between is zeros
-		t.Fatal(err)
-	}
-	f.Close()
+	storetest.Grow(t, ts.Dir, id, 4<<30, tail)
 	want := strconv.FormatInt(size, 10)
 
 	st, hdr, body := do(t, "HEAD", ts.signed("HEAD", id, ""), nil, nil)
