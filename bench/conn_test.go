@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"net"
@@ -146,5 +147,22 @@ func TestFramings(t *testing.T) {
 	status, n, err := w.exchange("PUT", []byte("/continue"), "", 10)
 	if err != nil || status != 201 || n != 10 {
 		t.Errorf("100 Continue then 201: %d %d %v", status, n, err)
+	}
+}
+
+// TestDiscardPastInt: a body is skipped in pieces an int holds on any
+// platform, exactly: the byte after it is the next one read.
+func TestDiscardPastInt(t *testing.T) {
+	defer func(c int64) { discardChunk = c }(discardChunk)
+	discardChunk = 7
+	br := bufio.NewReaderSize(bytes.NewReader(append(make([]byte, 100), 'x')), 16)
+	if n, err := discard(br, 100); n != 100 || err != nil {
+		t.Fatalf("discard = %d, %v", n, err)
+	}
+	if b, err := br.ReadByte(); b != 'x' || err != nil {
+		t.Fatalf("after the body: %q, %v", b, err)
+	}
+	if n, err := discard(br, 5); n != 0 || err == nil {
+		t.Fatalf("past the end: %d, %v", n, err)
 	}
 }
