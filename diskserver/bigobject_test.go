@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"shoal/storetest"
@@ -17,7 +19,8 @@ import (
 // (make test-arm runs this under qemu-arm) fasthttp's int length wrapped:
 // the GET said "Content-Length: 100" and sent 100 bytes, with a 200.
 func TestObjectPastFourGiB(t *testing.T) {
-	ts := startServer(t, Options{})
+	var logs lockedBuffer
+	ts := startServer(t, Options{AccessLog: slog.New(slog.NewTextHandler(&logs, nil))})
 	const id = "b16"
 	if st, _, _ := do(t, "PUT", ts.signed("PUT", id, ""), []byte("head of a large file"), nil); st != 201 {
 		t.Fatalf("PUT = %d", st)
@@ -46,5 +49,9 @@ func TestObjectPastFourGiB(t *testing.T) {
 	_, err = io.ReadFull(resp.Body, first)
 	if resp.StatusCode != 200 || resp.ContentLength != size || err != nil || !bytes.HasPrefix(first, []byte("head of a large file\x00")) {
 		t.Errorf("GET = %d, Content-Length %d, first MiB read: %v; want 200, %d", resp.StatusCode, resp.ContentLength, err, size)
+	}
+	// The access log counts the bytes of the whole answer.
+	if l := logs.String(); !strings.Contains(l, "method=GET object=b16 status=200 bytes="+want) || !strings.Contains(l, "status=206 bytes=100 ") {
+		t.Errorf("access log:\n%s\nwant the GET's %s bytes and the range's 100", l, want)
 	}
 }

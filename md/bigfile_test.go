@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,7 +22,8 @@ import (
 // 32-bit ARM (make test-arm runs md's suite under qemu-arm) fasthttp's
 // int length wrapped there: HEAD said "Content-Length: 100".
 func TestFilePastFourGiB(t *testing.T) {
-	e := newEnvLocal(t, DataRedirect, true)
+	logs := &syncBuffer{}
+	e := newEnvLocal(t, DataRedirect, true, func(o *Options) { o.AccessLog = slog.New(slog.NewTextHandler(logs, nil)) })
 	ctx := context.Background()
 	const size int64 = 4<<30 + 100
 	head := []byte("head of a large file")
@@ -54,5 +57,9 @@ func TestFilePastFourGiB(t *testing.T) {
 	_, err = io.ReadFull(resp.Body, first)
 	if resp.StatusCode != http.StatusOK || resp.ContentLength != size || err != nil || !bytes.HasPrefix(first, append(head, 0)) {
 		t.Errorf("GET = %d, Content-Length %d, first MiB read: %v; want 200 from md itself, %d", resp.StatusCode, resp.ContentLength, err, size)
+	}
+	// md's access log counts the bytes of the whole answer.
+	if l := logs.String(); !strings.Contains(l, "method=GET path=/big status=200 bytes="+want) || !strings.Contains(l, "status=206 bytes=100 ") {
+		t.Errorf("access log:\n%s\nwant the GET's %s bytes and the range's 100", l, want)
 	}
 }

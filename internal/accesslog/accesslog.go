@@ -23,6 +23,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"shoal/dav"
+	"shoal/internal/netguard"
 	"shoal/wire"
 )
 
@@ -112,12 +113,14 @@ func Access(ctx context.Context, log *slog.Logger, rc *fasthttp.RequestCtx, l *L
 	if !h.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
-	n := 0
+	var n int64
 	if !rc.IsHead() {
-		if rc.Response.IsBodyStream() {
-			n = max(rc.Response.Header.ContentLength(), 0)
+		if h, ok := netguard.HijackedLength(rc); ok {
+			n = h
+		} else if rc.Response.IsBodyStream() {
+			n = int64(max(rc.Response.Header.ContentLength(), 0))
 		} else {
-			n = len(rc.Response.Body())
+			n = int64(len(rc.Response.Body()))
 		}
 	}
 	r := slog.NewRecord(time.Now(), slog.LevelInfo, "access", 0)
@@ -127,7 +130,7 @@ func Access(ctx context.Context, log *slog.Logger, rc *fasthttp.RequestCtx, l *L
 		slog.String("method", methodName(rc.Method())),
 		slog.String("path", l.path(rc)),
 		slog.Int("status", rc.Response.StatusCode()),
-		slog.Int("bytes", n),
+		slog.Int64("bytes", n),
 		slog.Duration("duration", time.Since(l.Start)),
 	)
 	_ = h.Handle(ctx, r) // a log that cannot be written must not fail the request

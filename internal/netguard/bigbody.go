@@ -34,6 +34,7 @@ func SetBody(ctx *fasthttp.RequestCtx, body io.Reader, n int64) {
 		return
 	}
 	conn, head := ctx.Conn(), ctx.IsHead()
+	ctx.SetUserValue(hijackedKey{}, n)
 	ctx.Response.Header.SetConnectionClose()
 	ctx.HijackSetNoResponse(true)
 	ctx.Hijack(func(net.Conn) {
@@ -50,6 +51,16 @@ func SetBody(ctx *fasthttp.RequestCtx, body io.Reader, n int64) {
 		}
 		io.CopyN(conn, body, n) // a short body ends the connection early: the client sees it short
 	})
+}
+
+type hijackedKey struct{}
+
+// HijackedLength is the length of the body SetBody answers itself (past
+// fasthttp's framing), for an access log: fasthttp's own Content-Length
+// is not set then.
+func HijackedLength(ctx *fasthttp.RequestCtx) (int64, bool) {
+	n, ok := ctx.UserValue(hijackedKey{}).(int64)
+	return n, ok
 }
 
 // RequestLength is the length to give fasthttp for a request body of n

@@ -8,6 +8,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"shoal/internal/netguard"
 	"shoal/sign"
 	"shoal/wire"
 )
@@ -33,15 +34,19 @@ func LogAccess(log *slog.Logger, ctx *fasthttp.RequestCtx, object string) {
 			who = string(w)
 		}
 	}
-	n := 0
+	var n int64
 	switch {
 	case ctx.IsPut():
-		n = max(ctx.Request.Header.ContentLength(), 0)
+		n = int64(max(ctx.Request.Header.ContentLength(), 0))
 	case ctx.IsHead():
 	case ctx.Response.IsBodyStream():
-		n = max(ctx.Response.Header.ContentLength(), 0)
+		n = int64(max(ctx.Response.Header.ContentLength(), 0))
 	default:
-		n = len(ctx.Response.Body())
+		if h, ok := netguard.HijackedLength(ctx); ok {
+			n = h
+		} else {
+			n = int64(len(ctx.Response.Body()))
+		}
 	}
 	r := slog.NewRecord(time.Now(), slog.LevelInfo, "access", 0)
 	r.AddAttrs(
@@ -50,7 +55,7 @@ func LogAccess(log *slog.Logger, ctx *fasthttp.RequestCtx, object string) {
 		slog.String("method", string(ctx.Method())),
 		slog.String("object", object),
 		slog.Int("status", status),
-		slog.Int("bytes", n),
+		slog.Int64("bytes", n),
 		slog.Duration("duration", time.Since(ctx.Time())),
 	)
 	_ = h.Handle(ctx, r)
