@@ -14,6 +14,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"shoal/internal/testhttp"
 	"shoal/tlsconf"
 )
 
@@ -21,18 +22,7 @@ import (
 // connections it accepts and the requests it answers.
 func tlsTarget(t *testing.T, ca *tlsconf.CA) (url string, conns, reqs *atomic.Int64) {
 	t.Helper()
-	certPEM, keyPEM, err := ca.Issue([]string{"127.0.0.1"}, 3600e9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, url := testhttp.ListenTLS(t, ca)
 	conns, reqs = new(atomic.Int64), new(atomic.Int64)
 	srv := &fasthttp.Server{
 		Handler: func(ctx *fasthttp.RequestCtx) { reqs.Add(1) },
@@ -42,9 +32,9 @@ func tlsTarget(t *testing.T, ca *tlsconf.CA) (url string, conns, reqs *atomic.In
 			}
 		},
 	}
-	go srv.Serve(tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{pair}}))
+	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Shutdown() })
-	return "https://" + ln.Addr().String(), conns, reqs
+	return url, conns, reqs
 }
 
 // TestTLSTargets: an https target is verified against Options.TLS (a

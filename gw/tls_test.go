@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -18,25 +17,6 @@ import (
 	"shoal/tlsconf"
 	"shoal/wire"
 )
-
-// tlsListener is a loopback listener serving TLS with a certificate of ca,
-// and its https URL.
-func tlsListener(t *testing.T, ca *tlsconf.CA) (net.Listener, string) {
-	t.Helper()
-	certPEM, keyPEM, err := ca.Issue([]string{"127.0.0.1"}, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}), "https://" + ln.Addr().String()
-}
 
 // TestGatewayTLS: a gw serving https over three data servers serving
 // https writes and reads ec:2+1 files (shard writes through remote's
@@ -56,7 +36,7 @@ func TestGatewayTLS(t *testing.T) {
 	servers := map[string]string{}
 	var ids []string
 	for i := range 3 {
-		ln, url := tlsListener(t, ca)
+		ln, url := testhttp.ListenTLS(t, ca)
 		id := fmt.Sprintf("tls%d", i)
 		ds, err := diskserver.New(diskserver.Options{ID: id, Dirs: []string{t.TempDir()}, Keys: keys, PublicURL: url, ReserveBytes: -1})
 		if err != nil {
@@ -85,7 +65,7 @@ func TestGatewayTLS(t *testing.T) {
 		ok    bool
 	}{{"cluster CA", ca, true}, {"another CA", other, false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ln, gwURL := tlsListener(t, ca)
+			ln, gwURL := testhttp.ListenTLS(t, ca)
 			g, err := NewServer(ServerOptions{ID: "gw-tls", PublicURL: gwURL, Keys: keys, StripeSize: 16 << 10, Servers: servers,
 				ClientTLS: &tls.Config{RootCAs: tc.trust.Pool(), MinVersion: tls.VersionTLS12}})
 			if err != nil {

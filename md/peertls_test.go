@@ -12,6 +12,7 @@ import (
 
 	"shoal"
 	"shoal/catalog"
+	"shoal/internal/testhttp"
 	"shoal/sign"
 	"shoal/tlsconf"
 	"shoal/wire"
@@ -21,22 +22,11 @@ import (
 // 127.0.0.1 and returns its https URL.
 func tlsPeer(t *testing.T, ca *tlsconf.CA) string {
 	t.Helper()
-	certPEM, keyPEM, err := ca.Issue([]string{"127.0.0.1"}, 3600e9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, url := testhttp.ListenTLS(t, ca)
 	srv := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {}}
-	go srv.Serve(tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}))
+	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Shutdown() })
-	return "https://" + ln.Addr().String()
+	return url
 }
 
 // TestPeerTLS: with Options.PeerTLS (the cluster runs TLS), md takes the

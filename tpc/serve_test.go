@@ -3,7 +3,6 @@ package tpc
 import (
 	"bufio"
 	"context"
-	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"shoal/internal/testhttp"
 	"shoal/internal/tpcpeer"
 	"shoal/tlsconf"
 )
@@ -26,15 +26,7 @@ func tlsSource(t *testing.T, data []byte) (string, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	certPEM, keyPEM, err := ca.Issue([]string{"127.0.0.1"}, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := tpcpeer.NewSourceTLS(t, data, &tls.Config{Certificates: []tls.Certificate{cert}})
+	s := tpcpeer.NewSourceTLS(t, data, testhttp.ServerTLS(t, ca))
 	return s.URL(""), ca.CertPEM
 }
 

@@ -115,10 +115,10 @@ func Access(ctx context.Context, log *slog.Logger, rc *fasthttp.RequestCtx, l *L
 	}
 	var n int64
 	if !rc.IsHead() {
-		if h, ok := netguard.HijackedLength(rc); ok {
-			n = h
-		} else if rc.Response.IsBodyStream() {
+		if rc.Response.IsBodyStream() {
 			n = int64(max(rc.Response.Header.ContentLength(), 0))
+		} else if h, ok := netguard.HijackedLength(rc); ok {
+			n = h
 		} else {
 			n = int64(len(rc.Response.Body()))
 		}

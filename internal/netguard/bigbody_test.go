@@ -14,6 +14,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"shoal/internal/testhttp"
 	"shoal/tlsconf"
 )
 
@@ -60,22 +61,11 @@ func TestSetBodyPastFraming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	certPEM, keyPEM, err := ca.Issue([]string{"127.0.0.1"}, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tln, turl := testhttp.ListenTLS(t, ca)
 	tsrv := &fasthttp.Server{Handler: srv.Handler}
-	go tsrv.Serve(Listen(tls.NewListener(tln, &tls.Config{Certificates: []tls.Certificate{cert}}), Limits{WriteIdle: 5 * time.Second}))
+	go tsrv.Serve(Listen(tln, Limits{WriteIdle: 5 * time.Second}))
 	defer tsrv.Shutdown()
-	for _, base := range []string{"http://" + ln.Addr().String() + "/?", "https://" + tln.Addr().String() + "/?"} {
+	for _, base := range []string{"http://" + ln.Addr().String() + "/?", turl + "/?"} {
 		testPastFraming(t, base, ca.Pool(), data)
 	}
 	// Every FileBody is closed: 2 GETs and a HEAD hijacked, 1 GET by
