@@ -3,7 +3,6 @@ package md
 import (
 	"bufio"
 	"bytes"
-	"io"
 
 	"github.com/valyala/fasthttp"
 
@@ -11,15 +10,9 @@ import (
 	"shoal/dav"
 	"shoal/internal/httperr"
 	"shoal/internal/objhttp"
-	"shoal/placement"
-	"shoal/wire"
 )
 
-var (
-	hdrContentRange = []byte("Content-Range")
-	hdrRange        = []byte("Range")
-	hdrLocation     = []byte("Location")
-)
+var hdrLocation = []byte("Location")
 
 // handleGet answers GET: inline files from the catalog, other files by
 // redirect or proxy, directories with a small HTML listing (browsers are
@@ -112,78 +105,27 @@ func (s *Server) getRedirect(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 	ctx.SetStatusCode(fasthttp.StatusFound)
 }
 
-// getProxy streams the file from a data server, passing Range through.
-// A replica whose server cannot be reached (it died since its last
-// heartbeat) or that answers 5xx before any byte is sent is skipped for
-// the next; an unreachable one is marked suspect, so that md stops
-// choosing it.
+// getProxy streams the file from its data servers (remoteFile), with
+// Range answered as every shoal server answers it (objhttp). Its first
+// window is opened before the answer starts, so that a file no replica
+// can serve gets the error rather than a 200 cut short.
 func (s *Server) getProxy(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
-	targets, err := s.readTargets(s.base, e, urlTagOf(ctx))
-	if err != nil {
+	rs, ok := objhttp.Ranges(ctx, e.Size)
+	if !ok {
+		return
+	}
+	f := s.remoteFile(e, urlTagOf(ctx), "GET")
+	start := int64(0)
+	if len(rs) > 0 {
+		start = rs[0].Start
+	}
+	if err := f.open(start); err != nil {
 		httperr.Write(ctx, err)
 		return
 	}
-	req := fasthttp.AcquireRequest()
-	defer fasthttp.ReleaseRequest(req)
-	var resp *fasthttp.Response
-	for i, t := range targets {
-		req.Reset()
-		req.SetRequestURI(t.url)
-		req.Header.SetMethod(fasthttp.MethodGet)
-		if rg := ctx.Request.Header.PeekBytes(hdrRange); len(rg) > 0 {
-			req.Header.SetBytesKV(hdrRange, rg)
-		}
-		resp = fasthttp.AcquireResponse()
-		err = s.client.Do(req, resp)
-		if err == nil && (resp.StatusCode() < 500 || i == len(targets)-1) {
-			break
-		}
-		if placement.Unreachable(err) {
-			s.placement.MarkSuspect(t.server)
-		}
-		if err == nil {
-			resp.CloseBodyStream()
-		}
-		fasthttp.ReleaseResponse(resp)
-		resp = nil
-	}
-	if resp == nil {
-		httperr.Write(ctx, shoal.E("GET", e.Path, shoal.KindUnavailable, err))
-		return
-	}
-	status := resp.StatusCode()
-	if status != fasthttp.StatusOK && status != fasthttp.StatusPartialContent {
-		// The data server's error, relayed with its kind and reason.
-		body, _ := io.ReadAll(io.LimitReader(resp.BodyStream(), 4096))
-		httperr.Write(ctx, wire.ResponseError("GET", e.Path, status, func(k string) string { return string(resp.Header.Peek(k)) }, body))
-		if cr := resp.Header.PeekBytes(hdrContentRange); status == fasthttp.StatusRequestedRangeNotSatisfiable && len(cr) > 0 {
-			ctx.Response.Header.SetBytesKV(hdrContentRange, cr)
-		}
-		resp.CloseBodyStream()
-		fasthttp.ReleaseResponse(resp)
-		return
-	}
 	s.setEntryHeaders(ctx, e)
-	ctx.SetStatusCode(status)
-	if cr := resp.Header.PeekBytes(hdrContentRange); len(cr) > 0 {
-		ctx.Response.Header.SetBytesKV(hdrContentRange, cr)
-	}
-	if ct := resp.Header.ContentType(); status == fasthttp.StatusPartialContent && bytes.HasPrefix(ct, []byte("multipart/")) {
-		ctx.Response.Header.SetContentTypeBytes(ct)
-	}
-	ctx.SetBodyStream(&proxiedBody{resp: resp}, resp.Header.ContentLength())
-}
-
-// proxiedBody is a data server's response body being relayed; fasthttp
-// closes it after writing, which returns the response to its pool.
-type proxiedBody struct{ resp *fasthttp.Response }
-
-func (p *proxiedBody) Read(b []byte) (int, error) { return p.resp.BodyStream().Read(b) }
-
-func (p *proxiedBody) Close() error {
-	err := p.resp.CloseBodyStream()
-	fasthttp.ReleaseResponse(p.resp)
-	return err
+	objhttp.SetStatus(ctx, rs, e.Size)
+	objhttp.Send(ctx, f, rs, e.Size)
 }
 
 // getDir lists a directory as an HTML page, streamed a catalog page at a

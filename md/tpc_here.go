@@ -80,35 +80,14 @@ func (s *Server) pushHere(ctx *fasthttp.RequestCtx, r *tpc.Request, e *shoal.Ent
 	})
 }
 
-// openFile reads file e from the first of its servers that answers, as
-// getProxy does.
+// openFile reads file e from its data servers, as getProxy does.
 func (s *Server) openFile(e *shoal.Entry, as urlTag) (io.ReadCloser, error) {
-	targets, err := s.readTargets(s.base, e, as)
-	if err != nil {
+	f := s.remoteFile(e, as, "COPY")
+	if err := f.open(0); err != nil {
 		return nil, err
 	}
-	req := fasthttp.AcquireRequest()
-	defer fasthttp.ReleaseRequest(req)
-	for _, t := range targets {
-		req.Reset()
-		req.SetRequestURI(t.url)
-		req.Header.SetMethod(fasthttp.MethodGet)
-		resp := fasthttp.AcquireResponse()
-		if err = s.client.Do(req, resp); err != nil {
-			if placement.Unreachable(err) {
-				s.placement.MarkSuspect(t.server)
-			}
-			fasthttp.ReleaseResponse(resp)
-			continue
-		}
-		if status := resp.StatusCode(); status != fasthttp.StatusOK {
-			body, _ := io.ReadAll(io.LimitReader(resp.BodyStream(), 4096))
-			err = wire.ResponseError("COPY", e.Path, status, func(k string) string { return string(resp.Header.Peek(k)) }, body)
-			resp.CloseBodyStream()
-			fasthttp.ReleaseResponse(resp)
-			continue
-		}
-		return &proxiedBody{resp: resp}, nil
-	}
-	return nil, shoal.E("COPY", e.Path, shoal.KindUnavailable, err)
+	return struct {
+		io.Reader
+		io.Closer
+	}{io.NewSectionReader(f, 0, e.Size), f}, nil
 }
