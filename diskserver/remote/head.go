@@ -15,15 +15,18 @@ var _ shoal.HeadOpener = (*Client)(nil)
 // OpenHead implements shoal.HeadOpener with one Range GET of the first
 // len(head) bytes, whose Content-Range gives the object's size.
 func (c *Client) OpenHead(ctx context.Context, id string, head []byte) (shoal.Object, int, error) {
-	const op = "remote.OpenHead"
+	if len(head) == 0 {
+		obj, err := c.Open(ctx, id)
+		return obj, 0, err
+	}
+	return c.openHead(ctx, "remote.OpenHead", id, head)
+}
+
+func (c *Client) openHead(ctx context.Context, op, id string, head []byte) (shoal.Object, int, error) {
 	if !shoal.ValidObjectID(id) {
 		return nil, 0, shoal.Errorf(op, shoal.KindInvalid, "bad object id %q", id)
 	}
 	n := len(head)
-	if n == 0 {
-		obj, err := c.Open(ctx, id)
-		return obj, 0, err
-	}
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)

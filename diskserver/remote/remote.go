@@ -188,30 +188,14 @@ func hexString(b []byte) string {
 	return string(out)
 }
 
-// Open implements shoal.BlobStore: a HEAD for the size; reads are Range GETs.
+// Open implements shoal.BlobStore: one Range GET of the first byte,
+// whose Content-Range gives the size (OpenHead); reads are Range GETs. Not
+// a HEAD: its Content-Length would be the size, which fasthttp cannot
+// parse past 2 GiB on 32-bit ARM.
 func (c *Client) Open(ctx context.Context, id string) (shoal.Object, error) {
-	const op = "remote.Open"
-	if !shoal.ValidObjectID(id) {
-		return nil, shoal.Errorf(op, shoal.KindInvalid, "bad object id %q", id)
-	}
-	req := fasthttp.AcquireRequest()
-	resp := fasthttp.AcquireResponse()
-	defer fasthttp.ReleaseRequest(req)
-	defer fasthttp.ReleaseResponse(resp)
-	req.Header.SetMethod(fasthttp.MethodHead)
-	req.SetRequestURI(c.url(fasthttp.MethodHead, id))
-	resp.SkipBody = true
-	if err := c.do(ctx, req, resp, true); err != nil {
-		return nil, transportErr(op, id, err)
-	}
-	if resp.StatusCode() != fasthttp.StatusOK {
-		return nil, statusErr(op, id, resp)
-	}
-	size := int64(resp.Header.ContentLength())
-	if size < 0 {
-		return nil, shoal.Errorf(op, shoal.KindOther, "no Content-Length for %s", id)
-	}
-	return &object{c: c, id: id, size: size}, nil
+	var b [1]byte
+	obj, _, err := c.openHead(ctx, "remote.Open", id, b[:])
+	return obj, err
 }
 
 // Remove implements shoal.BlobStore.
