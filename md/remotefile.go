@@ -1,7 +1,6 @@
 package md
 
 import (
-	"fmt"
 	"io"
 	"strconv"
 
@@ -78,14 +77,15 @@ func (f *remoteFile) open(off int64) error {
 		return err
 	}
 	end := min(off+proxyWindow, f.e.Size)
-	want := fmt.Sprintf("bytes %d-%d/", off, end-1)
+	span := strconv.FormatInt(off, 10) + "-" + strconv.FormatInt(end-1, 10)
+	want := "bytes " + span + "/" + strconv.FormatInt(f.e.Size, 10) // the Content-Range of the answer
 	req := fasthttp.AcquireRequest()
 	defer fasthttp.ReleaseRequest(req)
 	for _, t := range targets {
 		req.Reset()
 		req.SetRequestURI(t.url)
 		req.Header.SetMethod(fasthttp.MethodGet)
-		req.Header.Set(fasthttp.HeaderRange, "bytes="+strconv.FormatInt(off, 10)+"-"+strconv.FormatInt(end-1, 10))
+		req.Header.Set(fasthttp.HeaderRange, "bytes="+span)
 		resp := fasthttp.AcquireResponse()
 		err = f.s.client.Do(req, resp)
 		if err != nil {
@@ -98,12 +98,12 @@ func (f *remoteFile) open(off int64) error {
 		}
 		status := resp.StatusCode()
 		if status == fasthttp.StatusPartialContent && int64(resp.Header.ContentLength()) == end-off &&
-			string(resp.Header.Peek(fasthttp.HeaderContentRange)) == want+strconv.FormatInt(f.e.Size, 10) {
+			string(resp.Header.Peek(fasthttp.HeaderContentRange)) == want {
 			f.resp, f.pos, f.end = resp, off, end
 			return nil
 		}
 		if status < 300 {
-			err = shoal.Errorf(f.op, shoal.KindUnavailable, "%s: bytes %d-%d answered %d %q", f.e.Path, off, end-1, status, resp.Header.Peek(fasthttp.HeaderContentRange))
+			err = shoal.Errorf(f.op, shoal.KindUnavailable, "%s: bytes %s answered %d %q", f.e.Path, span, status, resp.Header.Peek(fasthttp.HeaderContentRange))
 		} else {
 			body, _ := io.ReadAll(io.LimitReader(resp.BodyStream(), 4096))
 			err = wire.ResponseError(f.op, f.e.Path, status, func(k string) string { return string(resp.Header.Peek(k)) }, body)
