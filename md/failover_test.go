@@ -323,8 +323,17 @@ func md5sum(b []byte) string {
 // TestProxyRetriesAfter5xx: a replica whose server answers 5xx (here a
 // real HTTP server that took the dead data server's address and fails
 // everything) is skipped for the next one before any byte is sent, so a
-// proxied GET never fails while one replica is good.
+// proxied GET never fails while one replica is good; and so is it at each
+// window of a file relayed in several (ten windows of 10 KiB here).
 func TestProxyRetriesAfter5xx(t *testing.T) {
+	t.Run("one window", testProxyRetriesAfter5xx)
+	t.Run("windows", func(t *testing.T) {
+		t.Cleanup(md.SetProxyWindow(10 << 10))
+		testProxyRetriesAfter5xx(t)
+	})
+}
+
+func testProxyRetriesAfter5xx(t *testing.T) {
 	c := testsystem.New(t, func(o *md.Options) { o.ServerTTL = 30 * time.Second })
 	ids := c.AddDisks("r", 2)
 	c.Pool("r", "replica:2", "/r")
