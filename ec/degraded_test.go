@@ -112,3 +112,36 @@ func TestCorruptLocal(t *testing.T) {
 		t.Fatalf("after repair, 2 gone: %v", err)
 	}
 }
+
+// TestVerifyNoUsableShard: Verify of an object none of whose shards can be
+// used answers an error, never a panic: its geometry comes from the
+// shards, so with none it is unknown (a zero stripe size divided the
+// count of stripes by zero, and a scrub took the whole process down — as
+// on 32-bit ARM, where no shard of 2 GiB or more could be opened).
+func TestVerifyNoUsableShard(t *testing.T) {
+	ctx := context.Background()
+	shards, dirs := localShards(t, 3)
+	s, err := New(Options{K: 2, M: 1, StripeSize: 16 << 10, Shards: shards})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Verify(ctx, "c0ffee"); !shoal.IsKind(err, shoal.KindNotFound) {
+		t.Errorf("Verify of an object never written: %v, want not found", err)
+	}
+	for i, id := range []string{"c0ffee", "c0ffef"} {
+		if _, _, err := s.Create(ctx, id, bytes.NewReader(storetest.Data(uint64(i), 40<<10))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range shards {
+		shards[i].Remove(ctx, "c0ffee")
+		flipBytes(t, shardFile(t, dirs[i], "c0ffef"), 0, 4) // every header unreadable
+	}
+	if _, err := s.Verify(ctx, "c0ffee"); !shoal.IsKind(err, shoal.KindNotFound) {
+		t.Errorf("Verify with every shard removed: %v, want not found", err)
+	}
+	rep, err := s.Verify(ctx, "c0ffef")
+	if !shoal.IsKind(err, shoal.KindUnavailable) || rep == nil || len(rep.Bad()) != 3 || rep.Healthy() {
+		t.Errorf("Verify with every shard corrupt: %+v, %v; want unavailable, 3 bad shards", rep, err)
+	}
+}

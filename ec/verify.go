@@ -63,7 +63,10 @@ func (s *Store) Verify(ctx context.Context, id string) (*Report, error) {
 	ps, geo, foot, ok := s.probe(ctx, id)
 	defer closeAll(ps)
 	n := s.width()
-	rep := &Report{ID: id, Size: geo.size, Stripes: geo.stripes(), Shards: make([]ShardReport, n)}
+	rep := &Report{ID: id, Shards: make([]ShardReport, n)}
+	if ok > 0 { // the geometry comes from the usable shards: with none, it is unknown
+		rep.Size, rep.Stripes = geo.size, geo.stripes()
+	}
 	missing := 0
 	for i, p := range ps {
 		rep.Shards[i] = ShardReport{Index: i, State: p.State}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -209,6 +210,14 @@ func (r *Runner) run(j *shoal.Job) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
+		// A bug in a maintenance job ends that job as failed, not the
+		// process: md (and in shoal all, the data server) goes on serving.
+		defer func() {
+			if v := recover(); v != nil {
+				r.log.Error("job panicked", "job", j.ID, "kind", j.Kind, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				done <- outcome{nil, shoal.Errorf("jobs.Run", shoal.KindOther, "internal error in the %s job: %v", j.Kind, v)}
+			}
+		}()
 		rep, err := Run(ctx, r.o.Env, j.Kind, j.Args, tr)
 		done <- outcome{rep, err}
 	}()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -218,5 +219,41 @@ func TestJobCancel(t *testing.T) {
 	f := waitFor(t, c, next.ID, 10*time.Second, "finished", func(j *shoal.Job, _ wire.Progress) bool { return j.State.Finished() })
 	if f.State != shoal.JobDone || f.Owner != "A" {
 		t.Errorf("the job after the cancelled one: %+v", f)
+	}
+}
+
+// panicking is a data server's store whose Open panics: a bug in a job.
+type panicking struct{ shoal.BlobStore }
+
+func (panicking) Open(context.Context, string) (shoal.Object, error) { panic("a bug in a job") }
+
+// TestJobPanicFails: a job that panics (here its store's Open does) ends
+// failed, with the reason "internal error", and its runner goes on: the
+// next job finishes. Before, the panic ended the whole process — md and,
+// in shoal all, its data server (an erasure-coded scrub did, ec.Verify
+// dividing by zero when no shard could be opened).
+func TestJobPanicFails(t *testing.T) {
+	c := scrubSystem(t)
+	env := c.Env()
+	store := env.Store
+	env.Store = func(sv shoal.Server) shoal.BlobStore { return panicking{store(sv)} }
+	r, err := jobs.NewRunner(jobs.RunnerOptions{ID: "P", Jobs: c.Cat, Env: env, Lease: testsystem.Lease, Interval: testsystem.JobInterval})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Start()
+	defer r.Close()
+	j := startScrub(t, c)
+	done := waitFor(t, c, j.ID, 10*time.Second, "ended", func(j *shoal.Job, _ wire.Progress) bool { return j.State.Finished() })
+	if done.State != shoal.JobFailed || !strings.Contains(done.Error, "internal error in the scrub job: a bug in a job") || done.Owner != "P" {
+		t.Errorf("the panicking job: %+v", done)
+	}
+	var next shoal.Job
+	if _, err := c.WC.Call(wire.PathAdminJobCreate, wire.JobRequest{Kind: wire.JobFsck}, &next); err != nil {
+		t.Fatal(err)
+	}
+	f := waitFor(t, c, next.ID, 10*time.Second, "finished", func(j *shoal.Job, _ wire.Progress) bool { return j.State.Finished() })
+	if f.State != shoal.JobDone || f.Owner != "P" {
+		t.Errorf("the job after the panicking one: %+v", f)
 	}
 }
