@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"mime"
 	"mime/multipart"
 	"strings"
 	"testing"
+
+	"shoal/storetest"
 )
 
 // TestProxyWindows: with the relay window lowered to 1,000 bytes, md in
@@ -19,14 +20,9 @@ import (
 // does, bytes exact. (The windows are what lets a 32-bit md relay a file
 // of 2 GiB or more: TestFilePastFourGiB under qemu-arm.)
 func TestProxyWindows(t *testing.T) {
-	old := proxyWindow
-	proxyWindow = 1000
-	t.Cleanup(func() { proxyWindow = old })
+	t.Cleanup(SetProxyWindow(1000))
 	e := newEnv(t, DataProxy)
-	data := make([]byte, 10500)
-	for i := range data {
-		data[i] = byte(rand.IntN(256))
-	}
+	data := storetest.Data(7, 10500)
 	if r := e.put("/w", data); r.status != 201 {
 		t.Fatalf("PUT = %d %s", r.status, r.body)
 	}

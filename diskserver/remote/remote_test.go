@@ -13,32 +13,33 @@ import (
 	"shoal/storetest"
 )
 
+// dataServer is a real data server on loopback over one directory (dir),
+// and the client of it.
+func dataServer(t *testing.T) (srv *diskserver.Server, c *remote.Client, dir string) {
+	keys := sign.Random()
+	ln, url := testhttp.Listen(t)
+	dir = t.TempDir()
+	srv, err := diskserver.New(diskserver.Options{Dirs: []string{dir}, Keys: keys, ReserveBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testhttp.Serve(t, srv, ln)
+	return srv, remote.New(url, keys), dir
+}
+
 // TestRemoteConformance runs the BlobStore suite through the HTTP client
 // against a real diskserver on loopback.
 func TestRemoteConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) shoal.BlobStore {
-		keys := sign.Random()
-		ln, url := testhttp.Listen(t)
-		srv, err := diskserver.New(diskserver.Options{Dirs: []string{t.TempDir()}, Keys: keys, ReserveBytes: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		testhttp.Serve(t, srv, ln)
-		return remote.New(url, keys)
+		_, c, _ := dataServer(t)
+		return c
 	})
 }
 
 // TestCreateExistingLargeBody: the server refuses a duplicate before
 // reading the body; the client must still see KindExist, not a broken pipe.
 func TestCreateExistingLargeBody(t *testing.T) {
-	keys := sign.Random()
-	ln, url := testhttp.Listen(t)
-	srv, err := diskserver.New(diskserver.Options{Dirs: []string{t.TempDir()}, Keys: keys, ReserveBytes: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testhttp.Serve(t, srv, ln)
-	c := remote.New(url, keys)
+	_, c, _ := dataServer(t)
 	data := storetest.Data(1, 32<<20)
 	if _, _, err := c.Create(t.Context(), "b16", bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
@@ -57,14 +58,7 @@ func TestCreateExistingLargeBody(t *testing.T) {
 // Content-Length in a native int, so the client could not parse the
 // server's, and a repair, drain, scrub or gw read of such an object failed.
 func TestOpenPastFourGiB(t *testing.T) {
-	keys := sign.Random()
-	ln, url := testhttp.Listen(t)
-	dir := t.TempDir()
-	srv, err := diskserver.New(diskserver.Options{Dirs: []string{dir}, Keys: keys, ReserveBytes: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testhttp.Serve(t, srv, ln)
+	srv, c, dir := dataServer(t)
 	if _, _, err := srv.Store().Create(t.Context(), "b16", bytes.NewReader([]byte("head"))); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +66,6 @@ func TestOpenPastFourGiB(t *testing.T) {
 	storetest.Grow(t, dir, "b16", 4<<30, tail)
 	const size int64 = 4<<30 + 100
 
-	c := remote.New(url, keys)
 	obj, err := c.Open(t.Context(), "b16")
 	if err != nil {
 		t.Fatalf("Open: %v", err)

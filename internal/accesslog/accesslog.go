@@ -115,13 +115,7 @@ func Access(ctx context.Context, log *slog.Logger, rc *fasthttp.RequestCtx, l *L
 	}
 	var n int64
 	if !rc.IsHead() {
-		if rc.Response.IsBodyStream() {
-			n = int64(max(rc.Response.Header.ContentLength(), 0))
-		} else if h, ok := netguard.HijackedLength(rc); ok {
-			n = h
-		} else {
-			n = int64(len(rc.Response.Body()))
-		}
+		n = netguard.SentLength(rc)
 	}
 	r := slog.NewRecord(time.Now(), slog.LevelInfo, "access", 0)
 	r.AddAttrs(

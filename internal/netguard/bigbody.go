@@ -55,12 +55,16 @@ func SetBody(ctx *fasthttp.RequestCtx, body io.Reader, n int64) {
 
 type hijackedKey struct{}
 
-// HijackedLength is the length of the body SetBody answers itself (past
-// fasthttp's framing), for an access log: fasthttp's own Content-Length
-// is not set then.
-func HijackedLength(ctx *fasthttp.RequestCtx) (int64, bool) {
-	n, ok := ctx.UserValue(hijackedKey{}).(int64)
-	return n, ok
+// SentLength is the length of ctx's response body, for an access log: a
+// stream's announced length, one SetBody answers itself, or the body's.
+func SentLength(ctx *fasthttp.RequestCtx) int64 {
+	if ctx.Response.IsBodyStream() {
+		return int64(max(ctx.Response.Header.ContentLength(), 0))
+	}
+	if n, ok := ctx.UserValue(hijackedKey{}).(int64); ok {
+		return n
+	}
+	return int64(len(ctx.Response.Body()))
 }
 
 // RequestLength is the length to give fasthttp for a request body of n

@@ -39,14 +39,8 @@ func LogAccess(log *slog.Logger, ctx *fasthttp.RequestCtx, object string) {
 	case ctx.IsPut():
 		n = int64(max(ctx.Request.Header.ContentLength(), 0))
 	case ctx.IsHead():
-	case ctx.Response.IsBodyStream():
-		n = int64(max(ctx.Response.Header.ContentLength(), 0))
 	default:
-		if h, ok := netguard.HijackedLength(ctx); ok {
-			n = h
-		} else {
-			n = int64(len(ctx.Response.Body()))
-		}
+		n = netguard.SentLength(ctx)
 	}
 	r := slog.NewRecord(time.Now(), slog.LevelInfo, "access", 0)
 	r.AddAttrs(
