@@ -153,7 +153,7 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, store ec.LayoutStore, id str
 		return
 	}
 	// Shard fetches overlap the transfer to the client (see ec.NewReader).
-	netguard.SetBody(ctx, ec.NewReader(obj, start, start+n), n)
+	netguard.SetBody(ctx, httperr.Body(ctx, ec.NewReader(obj, start, start+n)), n)
 }
 
 // rangeStart is where the request's first byte range starts ("bytes=N-…"),

@@ -48,7 +48,7 @@ func (a *API) followJob(ctx *fasthttp.RequestCtx, id int64) {
 	ctx.SetStatusCode(fasthttp.StatusOK)
 	ctx.SetContentType(wire.StreamType)
 	ctx.Response.Header.Set("X-Accel-Buffering", "no") // nginx in front: pass each line on as it comes
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+	httperr.StreamWriter(ctx, func(w *bufio.Writer) {
 		// The server's write timeout was armed once for the whole answer:
 		// each line re-arms it, so a job may be followed for hours.
 		send := func(line wire.StreamLine) error {

@@ -150,7 +150,7 @@ func (s *Server) getDir(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 	}
 	buf.b = b
 	dir, after := e.Path, p.Entries[len(p.Entries)-1].Name()
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+	httperr.StreamWriter(ctx, func(w *bufio.Writer) {
 		defer putBuf(buf)
 		for {
 			if _, err := w.Write(buf.b); err != nil {

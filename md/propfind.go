@@ -110,7 +110,7 @@ func (s *Server) handlePropfind(ctx *fasthttp.RequestCtx) {
 	// A large collection streams page by page (chunked), in bounded
 	// memory, the first rows sent before the catalog read ends.
 	buf.b = b
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { l.stream(w, buf) })
+	httperr.StreamWriter(ctx, func(w *bufio.Writer) { l.stream(w, buf) })
 }
 
 // listPageSize is how many children a listing reads from the catalog at a

@@ -339,7 +339,7 @@ func (s *Server) expireLoop() {
 // timeouts of Options.Net. Serve it on a netguard listener (Serve does).
 func (s *Server) NewHTTPServer() *fasthttp.Server {
 	h := &fasthttp.Server{
-		Handler:                       httperr.Recover(s.Handler()),
+		Handler:                       httperr.Recover(s.Handler(), s.finish),
 		ExpectHandler:                 s.admitExpect,
 		ErrorHandler:                  httperr.ReadError,
 		Name:                          "shoal",

@@ -54,7 +54,7 @@ func QueryGetter(ctx *fasthttp.RequestCtx) func(string) string {
 // on a netguard listener).
 func NewHTTPServer(h fasthttp.RequestHandler, name string, maxBody int64, net netguard.Config) *fasthttp.Server {
 	s := &fasthttp.Server{
-		Handler:                      Nosniff(httperr.Recover(h)),
+		Handler:                      Nosniff(httperr.Recover(h, nil)),
 		ErrorHandler:                 httperr.ReadError,
 		Name:                         name,
 		StreamRequestBody:            true,

@@ -95,7 +95,7 @@ func Send(ctx *fasthttp.RequestCtx, obj shoal.Object, rs []httprange.Range, size
 		}
 		return
 	}
-	netguard.SetBody(ctx, readCloser{io.NewSectionReader(obj, start, end-start), obj}, end-start)
+	netguard.SetBody(ctx, httperr.Body(ctx, readCloser{io.NewSectionReader(obj, start, end-start), obj}), end-start)
 }
 
 // SetMultipart sets the body of a several-range answer: the ranges rs of
@@ -108,7 +108,7 @@ func SetMultipart(ctx *fasthttp.RequestCtx, src io.ReaderAt, c io.Closer, rs []h
 	if c != nil {
 		body = readCloser{body, c}
 	}
-	netguard.SetBody(ctx, body, n)
+	netguard.SetBody(ctx, httperr.Body(ctx, body), n)
 }
 
 type readCloser struct {
