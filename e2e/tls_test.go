@@ -271,6 +271,9 @@ func TestTLSRotation(t *testing.T) {
 	if fp := servedFingerprint(t, n.URL, pool); fp != n.fp {
 		t.Fatalf("certificate changed before SIGHUP with tls.watch 0")
 	}
+	if l := n.stderr.String(); !strings.Contains(l, `msg="tls certificate in use" role=md`) || !strings.Contains(l, "sha256="+n.fp) {
+		t.Errorf("the log does not name the certificate in use at start:\n%s", l)
+	}
 	n.signal(syscall.SIGHUP)
 	defer func() {
 		// The rotation happened mid-upload, not after it.

@@ -44,6 +44,7 @@ func loadServerCert(ctx context.Context, c *config.Config, log *slog.Logger, rel
 	}
 	sc := &serverCert{role: p.Role, cert: cert, min: minTLSVersion(c)}
 	lg := log.With("role", p.Role)
+	lg.Info("tls certificate in use", "file", p.Cert, "sha256", cert.Fingerprint())
 	if c.TLS.Watch > 0 {
 		go cert.Watch(ctx, c.TLS.Watch, lg)
 	}

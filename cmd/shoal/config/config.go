@@ -78,7 +78,7 @@ type MDConfig struct {
 	ReusePort          bool          `mapstructure:"reuseport" doc:"listen with SO_REUSEPORT so several md processes share one port"`
 	ShutdownTimeout    time.Duration `mapstructure:"shutdown_timeout" doc:"on SIGINT/SIGTERM, how long in-flight requests may take to finish"`
 	AllowPoolProppatch bool          `mapstructure:"allow_pool_proppatch" doc:"let any client that may PROPPATCH a collection (create or modify on it) map it to a pool with PROPPATCH of shoal:pool (off: placement is the operator's, shoal admin pool set)"`
-	DegradedWrites     bool          `mapstructure:"degraded_writes" doc:"let an ec:K+M write go ahead on K+M' servers (at least K+1) when fewer than K+M are live; shoal admin repair adds the missing shards later (off: such a write fails with 507)"`
+	DegradedWrites     bool          `mapstructure:"degraded_writes" doc:"let an ec:K+M write go ahead on K+M' servers (at least K+1) when fewer than K+M are live; shoal admin repair adds the missing shards later (off: such a write fails with 503 and Retry-After while servers are down)"`
 	ActiveContent      string        `mapstructure:"active_content" doc:"how md serves stored HTML, SVG, XHTML and JavaScript: sandbox (Content-Security-Policy: sandbox) or attachment (Content-Disposition: attachment)"`
 	AllowedHosts       []string      `mapstructure:"allowed_hosts" doc:"Host names md answers to (empty: any); other requests get 400"`
 	MaxXMLBody         Size          `mapstructure:"max_xml_body" doc:"largest PROPFIND, PROPPATCH or LOCK body (413 beyond)"`
