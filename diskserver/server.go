@@ -9,15 +9,10 @@ package diskserver
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/tls"
-	"encoding/hex"
-	"errors"
-	"io/fs"
 	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -41,9 +36,6 @@ const (
 	// GarbageBatch is how many garbage items one drain asks md for.
 	GarbageBatch = 1000
 )
-
-// serverIDFile holds the persisted server id in the first data directory.
-const serverIDFile = "server-id"
 
 // Options configure a Server.
 type Options struct {
@@ -142,7 +134,7 @@ func New(opts Options) (*Server, error) {
 	store.SetPackMax(opts.PackMax)
 	store.SetMD5(!opts.NoMD5)
 	if opts.ID == "" {
-		if opts.ID, err = loadServerID(opts.Dirs[0]); err != nil {
+		if opts.ID, err = ServerID(opts.Dirs[0]); err != nil {
 			unlock()
 			return nil, err
 		}
@@ -162,47 +154,6 @@ func (s *Server) ID() string { return s.opts.ID }
 
 // Store is the server's local store.
 func (s *Server) Store() *Store { return s.store }
-
-// loadServerID reads dir/server-id, creating it with a random id once.
-func loadServerID(dir string) (string, error) {
-	const op = "diskserver.serverID"
-	p := filepath.Join(dir, serverIDFile)
-	b, err := os.ReadFile(p)
-	if err == nil {
-		id := strings.TrimSpace(string(b))
-		if id == "" {
-			return "", shoal.Errorf(op, shoal.KindInvalid, "%s is empty", p)
-		}
-		return id, nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return "", shoal.E(op, p, err)
-	}
-	r := make([]byte, 8)
-	rand.Read(r)
-	id := "disk-" + hex.EncodeToString(r)
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return loadServerID(dir) // created concurrently
-	}
-	if err != nil {
-		return "", shoal.E(op, p, err)
-	}
-	_, err = f.WriteString(id + "\n")
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = syncDir(dir)
-	}
-	if err != nil {
-		return "", shoal.E(op, p, err)
-	}
-	return id, nil
-}
 
 // Start starts the heartbeat and garbage loops (if MDURL is set), once;
 // they stop when ctx is cancelled or on Close. Serve calls it; a process

@@ -113,6 +113,11 @@ func NewServer(opts ServerOptions) (*Server, error) {
 // ID is the server's id.
 func (s *Server) ID() string { return s.opts.ID }
 
+// RefreshServers reads md's server list now, not at the next refresh: a
+// process that knows its data servers have just registered (shoal all,
+// before it says ready) makes the gw reach them at their URLs of now.
+func (s *Server) RefreshServers() error { return s.dir.refresh() }
+
 // Start starts the heartbeat and server-list loops (with an md), once.
 func (s *Server) Start(ctx context.Context) {
 	s.loops.Start(ctx, func(ctx context.Context) {

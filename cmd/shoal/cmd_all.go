@@ -13,6 +13,7 @@ import (
 
 	"shoal"
 	"shoal/cmd/shoal/config"
+	"shoal/gw"
 	"shoal/metrics"
 )
 
@@ -87,6 +88,9 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	}
 	if len(c.Disk.Data) == 0 {
 		c.Disk.Data = []string{diskDir}
+	}
+	if err := keepServerIDs(&c, dir, extraDirs); err != nil {
+		return err
 	}
 	if c.Disk.Listen == "" {
 		if c.Disk.Listen, err = nextPort(c.MD.Listen); err != nil {
@@ -193,8 +197,10 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		services = append(services[:len(services)-1], service{name: "disk " + x.dir, ln: x.ln, serve: x.node.Serve, close: x.node.Close}, services[len(services)-1])
 	}
 	var gwURL, gwID string
+	var g *gw.Server
 	if withGW {
-		g, public, err := newGW(&c, keys, lns[3], tlsOf.disk, tlsOf.peer, tlsOf.internal.url(internalLn.Addr()), t, log)
+		var public string
+		g, public, err = newGW(&c, keys, lns[3], tlsOf.disk, tlsOf.peer, tlsOf.internal.url(internalLn.Addr()), t, log)
 		if err != nil {
 			closeRunner(runner)
 			mds.Close()
@@ -222,6 +228,12 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		if gwID != "" {
 			if err := waitRegistered(ctx, cat, gwID, gwURL, start, 30*time.Second); err != nil {
 				log.Error("gw did not register with md", "err", err)
+				return
+			}
+			// The gw read the list before the data servers registered:
+			// after a restart on new ports it named their old URLs.
+			if err := g.RefreshServers(); err != nil {
+				log.Error("gw could not read the server list", "err", err)
 				return
 			}
 		}
