@@ -66,6 +66,7 @@ func need(t *testing.T, tool string) string {
 type node struct {
 	URL     string // md base URL, no trailing slash
 	DiskURL string // data server base URL
+	GWURL   string // the built-in gw's base URL (with several --data dirs), else empty
 	Data    string // --data directory
 	cmd     *exec.Cmd
 	stderr  *lockedBuffer
@@ -161,6 +162,8 @@ func runNode(t *testing.T, cmd *exec.Cmd, data, name string, wait time.Duration)
 				n.URL = value
 			case "disk":
 				n.DiskURL = value
+			case "gw":
+				n.GWURL = value
 			case "ready":
 				if n.URL == "" || n.DiskURL == "" {
 					t.Fatalf("%s: ready before printing md and disk URLs", name)

@@ -50,6 +50,10 @@ type ServerOptions struct {
 	ClientTLS *tls.Config
 	// TPC makes the third-party copies md redirects here; nil: COPY is refused.
 	TPC *tpc.Client
+	// Wrap, when set, wraps the gw's handler in the server it serves:
+	// cmd/shoal puts the metrics middleware there (/.shoal/metrics and
+	// /.shoal/healthz, see Health), which gw does not import.
+	Wrap func(fasthttp.RequestHandler) fasthttp.RequestHandler
 }
 
 // Server is the HTTP front of the gateway: a data server speaking
@@ -105,7 +109,11 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		s.md.HTTP.TLSConfig = opts.ClientTLS
 		s.dir.md = s.md
 	}
-	s.http = objhttp.NewHTTPServer(s.Handler(), "shoal-gw", opts.MaxBodySize, opts.Net)
+	h := s.Handler()
+	if opts.Wrap != nil {
+		h = opts.Wrap(h)
+	}
+	s.http = objhttp.NewHTTPServer(h, "shoal-gw", opts.MaxBodySize, opts.Net)
 	s.http.Logger = objhttp.FastHTTPLogger(s.log)
 	return s, nil
 }

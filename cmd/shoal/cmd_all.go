@@ -200,7 +200,7 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	var g *gw.Server
 	if withGW {
 		var public string
-		g, public, err = newGW(&c, keys, lns[3], tlsOf.disk, tlsOf.peer, tlsOf.internal.url(internalLn.Addr()), t, log)
+		g, public, err = newGW(&c, keys, lns[3], tlsOf.disk, tlsOf.peer, tlsOf.internal.url(internalLn.Addr()), t, log, reg)
 		if err != nil {
 			closeRunner(runner)
 			mds.Close()

@@ -7,9 +7,11 @@ import (
 	"net"
 
 	"github.com/spf13/cobra"
+	"github.com/valyala/fasthttp"
 
 	"shoal/cmd/shoal/config"
 	"shoal/gw"
+	"shoal/metrics"
 	"shoal/sign"
 	"shoal/tpc"
 )
@@ -69,7 +71,7 @@ func runGW(cmd *cobra.Command, _ []string) error {
 		ln.Close()
 		return err
 	}
-	g, public, err := newGW(&c, keys, ln, cert, client, c.GW.MD, t, log)
+	g, public, err := newGW(&c, keys, ln, cert, client, c.GW.MD, t, log, newRegistry())
 	if err != nil {
 		ln.Close()
 		return err
@@ -82,8 +84,8 @@ func runGW(cmd *cobra.Command, _ []string) error {
 
 // newGW builds a gw on ln (served with cert when set) reporting to mdURL;
 // client verifies md and the data servers; t makes the third-party copies
-// md sends it.
-func newGW(c *config.Config, keys *sign.Keys, ln net.Listener, cert *serverCert, client *tls.Config, mdURL string, t *tpc.Client, log *slog.Logger) (*gw.Server, string, error) {
+// md sends it; reg gets its request metrics and health check (observeGW).
+func newGW(c *config.Config, keys *sign.Keys, ln net.Listener, cert *serverCert, client *tls.Config, mdURL string, t *tpc.Client, log *slog.Logger, reg *metrics.Registry) (*gw.Server, string, error) {
 	public := c.GW.PublicURL
 	if public == "" {
 		public = cert.url(ln.Addr())
@@ -105,6 +107,11 @@ func newGW(c *config.Config, keys *sign.Keys, ln net.Listener, cert *serverCert,
 		AccessLog:         withComponent(accessLog(c), "gw"),
 		ClientTLS:         client,
 		TPC:               t,
+		Wrap:              func(h fasthttp.RequestHandler) fasthttp.RequestHandler { return metrics.Middleware(h, reg, "gw") },
 	})
-	return g, public, err
+	if err != nil {
+		return nil, "", err
+	}
+	observeGW(reg, g)
+	return g, public, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"shoal"
 	"shoal/diskserver"
+	"shoal/gw"
 	"shoal/internal/netguard"
 	"shoal/internal/objhttp"
 	"shoal/metrics"
@@ -21,7 +22,7 @@ import (
 
 // This file is the operator view of each server: the metrics registry,
 // /.shoal/metrics and /.shoal/healthz (metrics.Middleware), and the
-// collectors and health checks of md and the data server.
+// collectors and health checks of md, the data server and the gw.
 
 // newRegistry returns a registry with the build and runtime collectors.
 func newRegistry() *metrics.Registry {
@@ -131,6 +132,14 @@ func (d *observedDisk) Serve(ln net.Listener) error {
 // Close stops serving (in-flight requests finish) and the loops.
 func (d *observedDisk) Close() error {
 	return errors.Join(d.http.Shutdown(), d.disk.Close())
+}
+
+// observeGW registers the gw's health check: it holds md's server list,
+// fetched lately (gw.Server.Health), without which it can serve no file.
+// Its requests are counted by the middleware newGW wraps its handler in;
+// a gw holds no data, so it has no space collectors.
+func observeGW(reg *metrics.Registry, g *gw.Server) {
+	reg.AddCheck("gw", g.Health)
 }
 
 // guarded serves srv on ln within net's connection caps and idle deadlines.
