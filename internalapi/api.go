@@ -1,7 +1,7 @@
 // Package internalapi serves md's internal API (wire.Prefix): signed
 // POSTs with JSON bodies. Data servers and gws call it to commit uploads,
 // heartbeat and fetch their garbage; `shoal admin` calls it to list
-// servers, manage pools and quotas, and create, show, cancel and follow
+// servers, put a drained server back to active, manage pools and quotas, and create, show, cancel and follow
 // admin jobs (which md records in the catalog and runners beside it run:
 // package jobs).
 //
@@ -122,7 +122,7 @@ func (a *API) Serve(ctx *fasthttp.RequestCtx, path string) {
 		servers, err := a.cat.Servers(a.base)
 		answer(ctx, servers, err)
 	default:
-		if !a.serveQuota(ctx, path, body) && !a.servePools(ctx, path, body) && !a.serveJobs(ctx, path, body) {
+		if !a.serveQuota(ctx, path, body) && !a.servePools(ctx, path, body) && !a.serveServers(ctx, path, body) && !a.serveJobs(ctx, path, body) {
 			httperr.Write(ctx, shoal.Errorf(op, shoal.KindNotFound, "no such internal endpoint"))
 		}
 	}

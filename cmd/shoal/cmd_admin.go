@@ -16,7 +16,7 @@ import (
 
 func newAdminCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "admin --md URL [--secret-file F] fsck|repair|drain|scrub|jobs|job|servers|status|pools|pool|quota|populate",
+		Use:   "admin --md URL [--secret-file F] fsck|repair|drain|scrub|jobs|job|servers|server|status|pools|pool|quota|populate",
 		Short: "operate a running system through md's signed admin endpoints",
 	}
 	fs := cmd.PersistentFlags()
@@ -33,6 +33,7 @@ func newAdminCommand() *cobra.Command {
 			Args:  cobra.NoArgs,
 			RunE:  runServers,
 		},
+		newServerCommand(),
 		newPopulateCommand(),
 		newStatusCommand(),
 		newUserCommand(),

@@ -62,7 +62,10 @@ func printReport(w io.Writer, kind string, raw json.RawMessage, asJSON bool) err
 			printProblems(w, rep.Problems, 0)
 		}
 		if rep.State != string(shoal.ServerRetired) {
-			return fail(1, "drain: %s still holds %d files", rep.Server, rep.Left)
+			// It stays draining, taking no new writes: say how to undo
+			// that, as a pool no wider than its layout refuses writes meanwhile.
+			return fail(1, "drain: %s still holds %d files and stays %s (no new writes): drain it again, or take it back with shoal admin server activate %s",
+				rep.Server, rep.Left, rep.State, rep.Server)
 		}
 	case wire.JobScrub:
 		var rep wire.ScrubReport
