@@ -90,6 +90,9 @@ func TestECOnOneBox(t *testing.T) {
 	if out, code := admin("fsck"); code != 0 {
 		t.Errorf("fsck after the repair: exit %d\n%s", code, out)
 	}
+	if out, code := admin("status"); code != 0 {
+		t.Errorf("status after the repair: exit %d\n%s", code, out)
+	}
 	for path, want := range files {
 		if r := do("GET", n.URL+path, ""); r.status != 200 || !bytes.Equal([]byte(r.body), want) {
 			t.Errorf("GET %s after the repair: %d, %d bytes (want %d): %.300s", path, r.status, len(r.body), len(want), r.body)
