@@ -504,3 +504,15 @@ func uploading(pid int, dir string) bool {
 	}
 	return false
 }
+
+// TestAllExitsWhenNotRegistered: a shoal all whose data server md never
+// takes (here an http URL in a TLS cluster) ends with exit 1 and the
+// reason after fifteen heartbeats, instead of running on, never ready.
+func TestAllExitsWhenNotRegistered(t *testing.T) {
+	data := t.TempDir()
+	out, code := run(t, data, []string{"SHOAL_DISK_HEARTBEAT=100ms", "SHOAL_DISK_PUBLIC_URL=http://127.0.0.1:9/"},
+		shoalBin, "all", "--data", data, "--listen", "127.0.0.1:0", "--tls")
+	if code != 1 || !strings.Contains(out, "did not register with md within 1.5s") || !strings.Contains(out, "md runs TLS and refuses http://127.0.0.1:9/") || strings.Contains(out, "\nready\n") {
+		t.Errorf("shoal all with a data server md refuses: exit %d\n%s", code, out)
+	}
+}

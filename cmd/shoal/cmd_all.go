@@ -214,26 +214,40 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	cleanup := func() error { return errors.Join(mds.Close(), cat.Close()) }
 	// Taken before anything serves: the first heartbeat must not predate it.
 	start := time.Now()
+	// A part that never registers (md refuses its heartbeats: a
+	// certificate without its address, an http URL in a TLS cluster)
+	// ends shoal all with the reason, rather than leave it up, never ready.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	notReadyErr := make(chan error, 1)
+	notReady := func(err error) {
+		notReadyErr <- err
+		stop()
+	}
+	limit := registerWithin(&c, withGW)
 	go func() {
-		if err := waitRegistered(ctx, cat, disk.ID(), diskURL, start, 30*time.Second); err != nil {
-			log.Error("data server did not register with md", "err", err)
+		fail := func(what string, err error) {
+			notReady(fmt.Errorf("%s did not register with md within %v (see the log's heartbeat lines): %w", what, limit, err))
+		}
+		if err := waitRegistered(ctx, cat, disk.ID(), diskURL, start, limit); err != nil {
+			fail("the data server of "+c.Disk.Data[0], err)
 			return
 		}
 		for _, x := range extras {
-			if err := waitRegistered(ctx, cat, x.node.disk.ID(), x.url, start, 30*time.Second); err != nil {
-				log.Error("data server did not register with md", "dir", x.dir, "err", err)
+			if err := waitRegistered(ctx, cat, x.node.disk.ID(), x.url, start, limit); err != nil {
+				fail("the data server of "+x.dir, err)
 				return
 			}
 		}
 		if gwID != "" {
-			if err := waitRegistered(ctx, cat, gwID, gwURL, start, 30*time.Second); err != nil {
-				log.Error("gw did not register with md", "err", err)
+			if err := waitRegistered(ctx, cat, gwID, gwURL, start, limit); err != nil {
+				fail("the gw", err)
 				return
 			}
 			// The gw read the list before the data servers registered:
 			// after a restart on new ports it named their old URLs.
 			if err := g.RefreshServers(); err != nil {
-				log.Error("gw could not read the server list", "err", err)
+				notReady(fmt.Errorf("the gw could not read md's server list: %w", err))
 				return
 			}
 		}
@@ -251,7 +265,23 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		log.Info("ready", "md", mdURL, "md_internal", tlsOf.internal.url(internalLn.Addr()), "disk", diskURL, "data", dir, "data_mode", c.MD.DataMode,
 			"tls_ca", tlsOf.caFile, "tls_capath", tlsOf.caPath, "tls_sha256", tlsOf.md.fingerprint())
 	}()
-	return runServices(ctx, log, c.MD.ShutdownTimeout, services, cleanup)
+	err = runServices(ctx, log, c.MD.ShutdownTimeout, services, cleanup)
+	select {
+	case nr := <-notReadyErr:
+		return errors.Join(nr, err)
+	default:
+		return err
+	}
+}
+
+// registerWithin is how long shoal all waits for its data servers and gw
+// to register: fifteen heartbeats (30 s by default).
+func registerWithin(c *config.Config, withGW bool) time.Duration {
+	hb := max(c.Disk.Heartbeat, 100*time.Millisecond)
+	if withGW {
+		hb = max(hb, c.GW.Heartbeat)
+	}
+	return 15 * hb
 }
 
 // waitRegistered waits until md has taken a heartbeat of data server id,
