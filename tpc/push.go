@@ -28,8 +28,11 @@ type Source struct {
 // here must match src's adler32: the last one is held back until they
 // did, so a bad copy here breaks the PUT instead of completing it. Then a
 // HEAD with Want-Digest of the destination must agree on size and
-// checksum — when r asks for verification, a destination that gives no
-// digest fails too. A pushed file that fails that check is DELETEd. A push cut short (the client hung up, a timeout, the
+// checksum, verification asked for or not (a 2xx to a PUT proves
+// nothing kept: a HEAD answering 404 fails the push) — when r asks for
+// verification, a destination that gives no digest, or refuses the
+// HEAD, fails too; without, a HEAD refused (401, 403, 405, 501) leaves
+// the PUT's answer to stand. A pushed file that fails that check is DELETEd. A push cut short (the client hung up, a timeout, the
 // destination refused) deletes nothing: a destination keeps the old file
 // of a PUT it did not complete.
 func (c *Client) Push(ctx context.Context, r *Request, src Source, p *Progress) error {
@@ -117,9 +120,12 @@ func (c *Client) Push(ctx context.Context, r *Request, src Source, p *Progress) 
 		c.remove(ctx, r)
 		return failf(shoal.KindCorrupt, "the file read here (%d bytes, adler32 %08x) does not match its checksum (%d bytes, adler32 %08x): not pushed", sent.n, sum, src.Size, src.Sums.Adler32)
 	}
-	size, d, err := c.headInfo(ctx, r)
+	size, d, status, err := c.headInfo(ctx, r)
 	if err != nil {
-		if !r.Verify {
+		if !r.Verify && headRefused(status) {
+			// Nothing to verify against, and nothing said the file is
+			// missing: the PUT's 2xx is the word left to take.
+			c.log.Info("tpc: destination refused HEAD; push taken on its PUT's answer (RequireChecksumVerification: false)", "remote", Redact(r.Remote), "status", status)
 			return nil
 		}
 		c.remove(ctx, r)
@@ -144,20 +150,24 @@ func (c *Client) Push(ctx context.Context, r *Request, src Source, p *Progress) 
 }
 
 // headInfo is the size (-1 unknown) and Digest the destination gives
-// for r's remote.
-func (c *Client) headInfo(ctx context.Context, r *Request) (int64, Digest, error) {
+// for r's remote, and the HEAD's status (0 without an answer).
+func (c *Client) headInfo(ctx context.Context, r *Request) (int64, Digest, int, error) {
 	req, err := c.newRequest(ctx, http.MethodHead, r.Remote.String(), r)
 	if err != nil {
-		return -1, Digest{}, failf(shoal.KindInvalid, "%s: %v", Redact(r.Remote), err)
+		return -1, Digest{}, 0, failf(shoal.KindInvalid, "%s: %v", Redact(r.Remote), err)
 	}
 	req.Header.Set("Want-Digest", WantDigest)
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return -1, Digest{}, describe(ctx, "destination HEAD", r.Remote, err)
+		return -1, Digest{}, 0, describe(ctx, "destination HEAD", r.Remote, err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return -1, Digest{}, statusFailure("destination HEAD", resp)
+		err := statusFailure("destination HEAD", resp)
+		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
+			err = failf(shoal.KindNotFound, "%s: the file is not there after its PUT", ReasonOf(err))
+		}
+		return -1, Digest{}, resp.StatusCode, err
 	}
 	size := resp.ContentLength
 	if v := resp.Header.Get("Content-Length"); size < 0 && v != "" {
@@ -165,9 +175,22 @@ func (c *Client) headInfo(ctx context.Context, r *Request) (int64, Digest, error
 	}
 	d, err := ParseDigest(resp.Header.Get("Digest"))
 	if err != nil {
-		return -1, Digest{}, failf(shoal.KindCorrupt, "destination %s: %v", Redact(r.Remote), err)
+		return -1, Digest{}, resp.StatusCode, failf(shoal.KindCorrupt, "destination %s: %v", Redact(r.Remote), err)
 	}
-	return size, d, nil
+	return size, d, resp.StatusCode, nil
+}
+
+// headRefused reports whether a destination's HEAD status says it does
+// not let the pusher look (a URL pre-signed for PUT alone answers 403, a
+// server without HEAD 405 or 501) rather than that the file is missing
+// or the server failing: only then may a push without verification
+// stand on its PUT's answer.
+func headRefused(status int) bool {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusMethodNotAllowed, http.StatusNotImplemented:
+		return true
+	}
+	return false
 }
 
 // remove DELETEs a pushed file that failed its checks (best effort).

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -231,6 +232,50 @@ func TestPushChecks(t *testing.T) {
 	last := headers[len(headers)-2] // the PUT to localhost, before the HEAD
 	if last.Get("Authorization") != "" {
 		t.Errorf("the token followed a redirect to another host: %v", last)
+	}
+}
+
+// TestPushUnverified: without RequireChecksumVerification only the
+// digest comparison is skipped. A destination that answers 201 to the PUT
+// and then 404 to the HEAD (it kept nothing), one whose HEAD fails, and
+// one that kept a different size fail the push (the last DELETEd); one
+// that refuses HEAD (405) leaves the PUT's 201 to stand, unless
+// verification is asked for.
+func TestPushUnverified(t *testing.T) {
+	data := randomBytes(t, 64<<10)
+	d := tpcpeer.NewDest(t)
+	c, _ := newTestClient(t, Options{})
+	open := func(context.Context) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	src := Source{Size: int64(len(data)), Sums: sumsOf(data), Open: open}
+	noVerify := []string{"RequireChecksumVerification", "false"}
+	for _, tc := range []struct {
+		path   string
+		h      []string
+		kind   shoal.Kind
+		reason string
+	}{
+		{"/lose/f", noVerify, shoal.KindNotFound, "answered 404 Not Found: the file is not there after its PUT"},
+		{"/lose/g", nil, shoal.KindNotFound, "answered 404 Not Found: the file is not there after its PUT"},
+		{"/headfail/f", noVerify, shoal.KindUnavailable, "answered 503"},
+		{"/short/f", noVerify, shoal.KindCorrupt, "has 65535 bytes after the copy, this file 65536"},
+		{"/nohead/g", nil, shoal.KindUnavailable, "answered 405"},
+	} {
+		err := c.Push(context.Background(), request(t, ModePush, d.URL(tc.path), tc.h...), src, &Progress{})
+		if !shoal.IsKind(err, tc.kind) || !strings.Contains(ReasonOf(err), tc.reason) {
+			t.Errorf("%s %v: %v", tc.path, tc.h, err)
+		}
+		if _, ok := d.File(tc.path); ok {
+			t.Errorf("%s: left on the destination", tc.path)
+		}
+	}
+	if _, _, _, deletes := d.Stats(); !slices.Contains(deletes, "/short/f") {
+		t.Errorf("the short file was not DELETEd: %v", deletes)
+	}
+	if err := c.Push(context.Background(), request(t, ModePush, d.URL("/nohead/f"), noVerify...), src, &Progress{}); err != nil {
+		t.Errorf("a destination without HEAD, no verification: %v", err)
+	}
+	if got, _ := d.File("/nohead/f"); !bytes.Equal(got, data) {
+		t.Errorf("/nohead/f: %d bytes stored", len(got))
 	}
 }
 

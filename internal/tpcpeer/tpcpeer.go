@@ -218,7 +218,10 @@ func (s *Source) writeSlowly(w http.ResponseWriter, r *http.Request) {
 // Want-Digest, Digest; DELETE removes. By path: a PUT to /redir/… is
 // answered 302 to ?at=hop, that one 307 to ?at=final, each before the
 // body is read; /lie/… gives a wrong Digest; /nodigest/… none;
-// /elsewhere/… redirects to the same server named localhost.
+// /elsewhere/… redirects a PUT to the same server named localhost (and
+// answers HEAD with the file stored there); /lose/…
+// answers 201 and keeps nothing; /short/… keeps all but the last byte;
+// /nohead/… answers HEAD 405, /headfail/… HEAD 503.
 type Dest struct {
 	srv *httptest.Server
 
@@ -301,12 +304,28 @@ func (d *Dest) serve(w http.ResponseWriter, r *http.Request) {
 		if err != nil || int64(len(b)) != r.ContentLength {
 			return
 		}
+		if strings.HasPrefix(p, "/short/") && len(b) > 0 {
+			b = b[:len(b)-1]
+		}
 		d.mu.Lock()
-		d.files[p] = b
+		if !strings.HasPrefix(p, "/lose/") {
+			d.files[p] = b
+		}
 		d.bodies++
 		d.mu.Unlock()
 		w.WriteHeader(http.StatusCreated)
 	case http.MethodHead:
+		switch {
+		case strings.HasPrefix(p, "/nohead/"):
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		case strings.HasPrefix(p, "/headfail/"):
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		if rest, ok := strings.CutPrefix(p, "/elsewhere/"); ok {
+			p = "/" + rest
+		}
 		b, ok := d.File(p)
 		if !ok {
 			w.WriteHeader(http.StatusNotFound)
