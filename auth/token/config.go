@@ -3,6 +3,7 @@ package token
 import (
 	"crypto/x509"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"time"
 )
@@ -67,6 +68,8 @@ type Config struct {
 	AllowHTTP bool
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Logger gets a line for each failed key fetch (nil: none).
+	Logger *slog.Logger
 }
 
 // Validate checks what an operator can set, with the ranges the binary
@@ -134,6 +137,9 @@ func (c *Config) withDefaults() Config {
 	}
 	if d.Now == nil {
 		d.Now = time.Now
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	return d
 }

@@ -150,7 +150,11 @@ func readKeyFile(path string) (*jose.JSONWebKeySet, error) {
 	if err := json.Unmarshal(b, &set); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return usableKeys(&set)
+	out, err := usableKeys(&set)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
 }
 
 // usableKeys keeps the public signing keys with a kid that RS256 or ES256

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -33,9 +34,14 @@ type keyTiming struct {
 // the background when old, kept while the issuer is unreachable, refetched
 // (rate-limited) when a token names a kid it does not hold.
 type issuerKeys struct {
+	issuer string // its URL, for the log
 	fetch  func(context.Context) (*jose.JSONWebKeySet, error)
 	timing keyTiming
 	now    func() time.Time
+	// log gets one line per failed fetch (so at most one per kidRefetch
+	// and per refresh): a client only learns the keys are unavailable,
+	// the operator why.
+	log *slog.Logger
 
 	fetchMu sync.Mutex // one fetch at a time per issuer
 
@@ -114,11 +120,43 @@ func (k *issuerKeys) doFetch(ctx context.Context) (*jose.JSONWebKeySet, error) {
 	now := k.now()
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	switch {
+	case err != nil && k.set != nil:
+		k.log.Warn("token: could not refresh the keys of an issuer; the last good set stays in use", "issuer", k.issuer, "err", err, "set_age", now.Sub(k.fetchedAt).Round(time.Second), "retry_after", k.timing.kidRefetch)
+	case err != nil:
+		k.log.Warn("token: keys of an issuer unavailable; its tokens are answered 503", "issuer", k.issuer, "err", err, "retry_after", k.timing.kidRefetch)
+	case k.lastErr != nil:
+		k.log.Info("token: keys of an issuer fetched again", "issuer", k.issuer)
+	}
 	k.lastTry, k.lastErr = now, err
 	if err == nil {
 		k.set, k.fetchedAt = set, now
 	}
 	return k.set, err
+}
+
+// seed installs a set read at start (a jwks_file), as a fetch would.
+func (k *issuerKeys) seed(set *jose.JSONWebKeySet) {
+	now := k.now()
+	k.mu.Lock()
+	k.set, k.fetchedAt, k.lastTry = set, now, now
+	k.mu.Unlock()
+}
+
+// prefetch fetches the set once at start. A failure is logged and not
+// recorded: the issuer may be reachable by the first token (the network
+// may come up after md), which then fetches at once.
+func (k *issuerKeys) prefetch(ctx context.Context) {
+	k.fetchMu.Lock()
+	defer k.fetchMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, k.timing.timeout)
+	defer cancel()
+	set, err := k.fetch(ctx)
+	if err != nil {
+		k.log.Warn("token: keys of an issuer not fetched at start; tried again at its first token", "issuer", k.issuer, "err", err)
+		return
+	}
+	k.seed(set)
 }
 
 // lookup returns the public key of the set named kid, or nil.

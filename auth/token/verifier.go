@@ -21,7 +21,9 @@ package token
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -49,8 +51,11 @@ type issuer struct {
 	keys      *issuerKeys
 }
 
-// New builds a Verifier. It fetches nothing: keys are fetched when the
-// first token of an issuer arrives.
+// New builds a Verifier. It reads every issuer's jwks_file, and a file
+// that cannot be read or holds no usable key is an error: that issuer's
+// every token would be refused. It fetches nothing over the network:
+// keys are fetched by Prefetch, or when the first token of an issuer
+// arrives.
 func New(cfg Config) (*Verifier, error) {
 	if err := cfg.check(); err != nil {
 		return nil, shoal.E("token.New", shoal.KindInvalid, err)
@@ -58,7 +63,7 @@ func New(cfg Config) (*Verifier, error) {
 	c := cfg.withDefaults()
 	v := &Verifier{cfg: c, issuers: map[string]*issuer{}, cache: newCache(c.CacheEntries)}
 	f := newFetcher(c.FetchTimeout, c.RootCAs, c.AllowHTTP)
-	for _, ic := range c.Issuers {
+	for i, ic := range c.Issuers {
 		is := &issuer{url: ic.URL, base: "/", audiences: ic.Audiences}
 		if ic.BasePath != "" {
 			is.base, _ = cleanScopePath(ic.BasePath)
@@ -72,13 +77,41 @@ func New(cfg Config) (*Verifier, error) {
 			fetch = func(context.Context) (*jose.JSONWebKeySet, error) { return readKeyFile(path) }
 		}
 		is.keys = &issuerKeys{
+			issuer: ic.URL,
 			fetch:  fetch,
 			now:    c.Now,
+			log:    c.Logger,
 			timing: keyTiming{refresh: c.KeyRefresh, keep: c.KeyKeep, kidRefetch: c.KidRefetch, timeout: c.FetchTimeout},
+		}
+		if ic.JWKSFile != "" {
+			set, err := readKeyFile(ic.JWKSFile)
+			if err != nil {
+				return nil, shoal.E("token.New", shoal.KindInvalid, fmt.Errorf("issuers[%d].jwks_file: %w", i, err))
+			}
+			is.keys.seed(set)
 		}
 		v.issuers[ic.URL] = is
 	}
 	return v, nil
+}
+
+// Prefetch fetches the keys of every issuer without a jwks_file (OIDC
+// discovery), all at once, and returns when each has succeeded or failed.
+// A failure is logged, not an error: the network or the issuer may come
+// up later, and the first token of that issuer fetches again.
+func (v *Verifier) Prefetch(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, ic := range v.cfg.Issuers {
+		if ic.JWKSFile != "" {
+			continue
+		}
+		wg.Add(1)
+		go func(k *issuerKeys) {
+			defer wg.Done()
+			k.prefetch(ctx)
+		}(v.issuers[ic.URL].keys)
+	}
+	wg.Wait()
 }
 
 // Configured reports whether any issuer is configured (md then answers
@@ -144,7 +177,9 @@ func (v *Verifier) verify(ctx context.Context, raw string, now time.Time) (*shoa
 	if err != nil {
 		var nk errNoKeys
 		if errors.As(err, &nk) {
-			return nil, time.Time{}, shoal.Errorf(op, shoal.KindUnavailable, "keys of issuer %s unavailable: %v", is.url, nk.err)
+			// Why (a path of md's, a dial error) is for md's log, where
+			// the fetch wrote it; the client learns only what to retry.
+			return nil, time.Time{}, shoal.Errorf(op, shoal.KindUnavailable, "keys of issuer %s unavailable (md's log says why); try again later", is.url)
 		}
 		return fail("signed with a key the issuer does not publish (kid)")
 	}

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"strconv"
 
+	"shoal"
 	"shoal/auth"
 	"shoal/auth/rules"
 	"shoal/auth/token"
@@ -55,13 +57,21 @@ func newAuth(ctx context.Context, c *config.Config, mdAddr net.Addr, rl *reloade
 			audiences = defaultAudiences(mdAddr)
 			log.Info("tokens must name one of md's URLs as audience (set auth.audiences to the URLs clients use)", "audiences", audiences)
 		}
-		tc := token.Config{Issuers: c.Auth.Issuers, Audiences: audiences, KeyRefresh: c.Auth.KeyRefresh}
+		tc := token.Config{Issuers: c.Auth.Issuers, Audiences: audiences, KeyRefresh: c.Auth.KeyRefresh, Logger: log}
 		if err := tc.Validate(); err != nil {
 			return nil, fmt.Errorf("auth.%w", err)
 		}
 		if cfg.Tokens, err = token.New(tc); err != nil {
-			return nil, err
+			// A jwks_file that cannot be read: name the key, as Validate does.
+			var se *shoal.Error
+			if errors.As(err, &se) && se.Err != nil {
+				err = se.Err
+			}
+			return nil, fmt.Errorf("auth.%w", err)
 		}
+		// Discovery issuers unreachable now are a warning in the log, not a
+		// start error: the network may come up after md.
+		go cfg.Tokens.Prefetch(ctx)
 	}
 	if c.Auth.UsersFile != "" {
 		if cfg.Users, err = users.Open(c.Auth.UsersFile); err != nil {
