@@ -2,7 +2,9 @@ package tlsconf
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/tls"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -60,7 +62,7 @@ func EnsurePrivateCA(dir string, hosts []string) (*PrivateCA, error) {
 	ca, err := LoadCA(pc.CAFile, caKey)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if ca, err = NewCA("shoal private CA " + hosts[0]); err != nil {
+		if ca, err = NewCA(privateCAName(hosts[0])); err != nil {
 			return nil, err
 		}
 		// The key first: a CA certificate without its key is unusable.
@@ -95,6 +97,17 @@ func EnsurePrivateCA(dir string, hosts []string) (*PrivateCA, error) {
 	}
 	pc.Fingerprint = Fingerprint(cert.Leaf)
 	return pc, nil
+}
+
+// privateCAName is the subject of a new private CA: the host and a
+// random id. Every `shoal all --tls` on a host (every Pi called
+// raspberrypi) would otherwise make the same subject, so the same OpenSSL
+// subject hash, and two sites' CAs would collide in one capath or
+// /etc/grid-security/certificates. A CA already on disk keeps its name.
+func privateCAName(host string) string {
+	id := make([]byte, 4)
+	rand.Read(id) // never fails (crypto/rand)
+	return "shoal private CA " + host + " " + hex.EncodeToString(id)
 }
 
 // serverCertCovers reports whether the pair on disk is good to reuse:

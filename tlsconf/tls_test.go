@@ -70,6 +70,36 @@ func TestEnsurePrivateCA(t *testing.T) {
 	}
 }
 
+// TestPrivateCANamesDiffer: two private CAs made for the same host (two
+// `shoal all --tls` on one box, two Pis called raspberrypi) have
+// different subjects, so different OpenSSL hashes: both fit in one
+// capath as HASH.0.
+func TestPrivateCANamesDiffer(t *testing.T) {
+	var subjects, hashes []string
+	for range 2 {
+		dir := t.TempDir()
+		pc, err := EnsurePrivateCA(dir, []string{"raspberrypi", "127.0.0.1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ca, err := LoadCA(pc.CAFile, filepath.Join(dir, "ca.key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := SubjectHash(ca.Cert)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(ca.Cert.Subject.CommonName, "shoal private CA raspberrypi ") {
+			t.Errorf("CA name %q", ca.Cert.Subject.CommonName)
+		}
+		subjects, hashes = append(subjects, ca.Cert.Subject.String()), append(hashes, h)
+	}
+	if subjects[0] == subjects[1] || hashes[0] == hashes[1] {
+		t.Errorf("two private CAs share a subject or hash: %q %q", subjects, hashes)
+	}
+}
+
 // serveFast serves h with fasthttp over TLS the way md, disk and gw will:
 // the listener wrapped by tls.NewListener with the reloading config.
 func serveFast(t *testing.T, cert *ServerCert, h fasthttp.RequestHandler) string {

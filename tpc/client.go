@@ -131,7 +131,7 @@ func (c *Client) Guard() *Guard { return c.guard }
 func (c *Client) MarkerInterval() time.Duration { return c.opts.MarkerInterval }
 
 // rootPool is the system's roots plus every certificate of files and of
-// the PEM files in dirs (*.pem, *.crt, and OpenSSL's hashed *.0 names).
+// the PEM files in dirs (*.pem, *.crt, and OpenSSL's hashed HASH.N names).
 func rootPool(files, dirs []string) (*x509.CertPool, error) {
 	pool, err := x509.SystemCertPool()
 	if err != nil || pool == nil {
@@ -160,7 +160,7 @@ func rootPool(files, dirs []string) (*x509.CertPool, error) {
 		n := 0
 		for _, e := range ents {
 			name := e.Name()
-			if e.IsDir() || !(strings.HasSuffix(name, ".pem") || strings.HasSuffix(name, ".crt") || strings.HasSuffix(name, ".0")) {
+			if e.IsDir() || !(strings.HasSuffix(name, ".pem") || strings.HasSuffix(name, ".crt") || hashedName(name)) {
 				continue
 			}
 			b, err := os.ReadFile(filepath.Join(d, name))
@@ -169,10 +169,27 @@ func rootPool(files, dirs []string) (*x509.CertPool, error) {
 			}
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("tpc CA directory %s: no PEM certificate (*.pem, *.crt, *.0)", d)
+			return nil, fmt.Errorf("tpc CA directory %s: no PEM certificate (*.pem, *.crt, HASH.N)", d)
 		}
 	}
 	return pool, nil
+}
+
+// hashedName reports whether name is an OpenSSL hashed-directory
+// certificate, HASH.N: N counts the CAs whose subjects share a hash, so
+// a second one is HASH.1 (HASH.r0, a CRL, and HASH.signing_policy are
+// not certificates).
+func hashedName(name string) bool {
+	i := strings.LastIndexByte(name, '.')
+	if i <= 0 || i == len(name)-1 {
+		return false
+	}
+	for _, c := range name[i+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // newRequest makes an outbound request to u with the copy's transfer

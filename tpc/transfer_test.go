@@ -3,6 +3,7 @@ package tpc
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,7 +13,9 @@ import (
 	"time"
 
 	"shoal"
+	"shoal/internal/testhttp"
 	"shoal/internal/tpcpeer"
+	"shoal/tlsconf"
 )
 
 // TestPull: the bytes arrive whole, the source's digest (from its GET,
@@ -302,6 +305,34 @@ func TestTLSRoots(t *testing.T) {
 	}
 	if _, err := New(Options{CADirs: []string{t.TempDir()}}); err == nil {
 		t.Error("an empty CA directory accepted")
+	}
+}
+
+// TestCADirHashCollision: two CAs whose subjects hash alike sit in a
+// CA directory as HASH.0 and HASH.1 (OpenSSL's c_rehash numbering); a
+// client given the directory trusts a peer signed by either.
+func TestCADirHashCollision(t *testing.T) {
+	hashed := t.TempDir()
+	var srcs []string
+	for i := range 2 {
+		ca, err := tlsconf.NewCA("one name for two CAs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := tlsconf.SubjectHash(ca.Cert)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(hashed, fmt.Sprintf("%s.%d", h, i)), ca.CertPEM, 0o600)
+		srcs = append(srcs, tpcpeer.NewSourceTLS(t, []byte("over tls"), testhttp.ServerTLS(t, ca)).URL(""))
+	}
+	os.WriteFile(filepath.Join(hashed, "0a1b2c3d.r0"), []byte("a CRL, not a certificate"), 0o600)
+	c, _ := newTestClient(t, Options{CADirs: []string{hashed}})
+	for i, src := range srcs {
+		f := newFileSink(t)
+		if err := c.Pull(context.Background(), request(t, ModePull, src+"/f/x"), f.sink(), &Progress{}); err != nil {
+			t.Errorf("peer signed by the CA in HASH.%d: %v", i, err)
+		}
 	}
 }
 

@@ -14,7 +14,7 @@ type TPCConfig struct {
 	Deny             []string      `mapstructure:"deny" doc:"addresses and CIDR prefixes third-party copies never reach, even with allow_local (e.g. the cluster's internal network)"`
 	LocalURLs        []string      `mapstructure:"local_urls" doc:"URLs and host names clients reach md by, beside its listen address, auth.audiences and md.allowed_hosts: a COPY whose Destination names one is a plain WebDAV COPY, any other host a third-party push"`
 	CAFile           string        `mapstructure:"ca_file" doc:"PEM bundle of CAs trusted, beside the system's roots, for https peers of third-party copies (grid CAs)"`
-	CADir            string        `mapstructure:"ca_dir" doc:"directory of CA certificates (*.pem, *.crt, OpenSSL-hashed *.0, e.g. /etc/grid-security/certificates) trusted for https peers of third-party copies"`
+	CADir            string        `mapstructure:"ca_dir" doc:"directory of CA certificates (*.pem, *.crt, OpenSSL-hashed HASH.0, HASH.1, …, e.g. /etc/grid-security/certificates) trusted for https peers of third-party copies"`
 	MarkerInterval   time.Duration `mapstructure:"marker_interval" doc:"interval between the performance markers of a third-party copy's 202 stream"`
 	ConnectTimeout   time.Duration `mapstructure:"connect_timeout" doc:"a third-party copy fails when its peer does not take a connection (TLS handshake included) within this"`
 	FirstByteTimeout time.Duration `mapstructure:"first_byte_timeout" doc:"a third-party copy fails when its peer does not start answering a request within this"`
