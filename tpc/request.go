@@ -3,6 +3,7 @@ package tpc
 import (
 	"iter"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -155,10 +156,10 @@ func Parse(h Headers, local func(*url.URL) bool) (*Request, error) {
 			return nil, shoal.Errorf(op, shoal.KindInvalid, "a TransferHeader names no valid header")
 		}
 		if notPassed[strings.ToLower(name)] {
-			return nil, shoal.Errorf(op, shoal.KindInvalid, "TransferHeader%s: this header cannot be passed on", name)
+			return nil, shoal.Errorf(op, shoal.KindInvalid, "%s: this header cannot be passed on", kv.Name)
 		}
 		if !validValue(kv.Value) {
-			return nil, shoal.Errorf(op, shoal.KindInvalid, "TransferHeader%s: the value holds a control character", name)
+			return nil, shoal.Errorf(op, shoal.KindInvalid, "%s: the value holds a control character", kv.Name)
 		}
 		if len(r.Transfer) == maxTransferHeaders {
 			return nil, shoal.Errorf(op, shoal.KindInvalid, "more than %d TransferHeader headers", maxTransferHeaders)
@@ -180,7 +181,7 @@ func ParseRemote(raw, what string) (*url.URL, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Opaque != "" || u.Host == "" {
-		return nil, shoal.Errorf(op, shoal.KindInvalid, "%s: want an absolute http, https or davs URL", what)
+		return nil, shoal.Errorf(op, shoal.KindInvalid, "%s: want an absolute http, https, dav or davs URL", what)
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "http", "dav":
@@ -188,7 +189,7 @@ func ParseRemote(raw, what string) (*url.URL, error) {
 	case "https", "davs":
 		u.Scheme = "https"
 	default:
-		return nil, shoal.Errorf(op, shoal.KindInvalid, "%s: want an http, https or davs URL", what)
+		return nil, shoal.Errorf(op, shoal.KindInvalid, "%s: want an http, https, dav or davs URL", what)
 	}
 	if u.User != nil {
 		return nil, shoal.Errorf(op, shoal.KindInvalid, "%s: credentials in the URL are not accepted; send them in TransferHeaderAuthorization", what)
@@ -264,15 +265,46 @@ func validValue(s string) bool {
 	return true
 }
 
-// HeadersOf copies a fasthttp request's headers for Parse.
+// HeadersOf copies a fasthttp request's headers for Parse. fasthttp
+// hands names over normalized (TransferHeaderHost becomes
+// Transferheaderhost), so a TransferHeader's name is taken as the client
+// spelled it from the raw headers, when the request was read from a
+// connection: its errors then quote what the client sent.
 func HeadersOf(h interface {
 	All() iter.Seq2[[]byte, []byte]
 }) Headers {
 	var out Headers
+	var raw []string
 	for k, v := range h.All() {
-		out = append(out, Header{Name: string(k), Value: string(v)})
+		name := string(k)
+		if len(name) > len(transferPrefix) && strings.EqualFold(name[:len(transferPrefix)], transferPrefix) {
+			if raw == nil {
+				raw = rawNames(h)
+			}
+			if i := slices.IndexFunc(raw, func(r string) bool { return strings.EqualFold(r, name) }); i >= 0 {
+				name = raw[i]
+				raw[i] = "" // a repeated header takes the next spelling
+			}
+		}
+		out = append(out, Header{Name: name, Value: string(v)})
 	}
 	return out
+}
+
+// rawNames are the header names of h as received, in order (none when h
+// was not read from a connection).
+func rawNames(h any) []string {
+	names := []string{}
+	rh, ok := h.(interface{ RawHeaders() []byte })
+	if !ok {
+		return names
+	}
+	for line := range strings.Lines(string(rh.RawHeaders())) {
+		if name, _, ok := strings.Cut(line, ":"); ok {
+			names = append(names, strings.TrimSpace(name))
+		}
+	}
+	return names
 }
 
 // ParseRedirected reads the COPY md redirected to a data server or gw:

@@ -1,10 +1,17 @@
 package tpc
 
 import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"shoal"
 )
@@ -42,7 +49,7 @@ func TestParse(t *testing.T) {
 		{"destination on another host", hdrs("Destination", "https://remote.example.org/dir/f"), want{mode: ModePush, remote: "https://remote.example.org/dir/f"}},
 		{"davs destination", hdrs("Destination", "davs://remote.example.org:2880/f"), want{mode: ModePush, remote: "https://remote.example.org:2880/f"}},
 		{"dav destination", hdrs("Destination", "dav://remote.example.org/f"), want{mode: ModePush, remote: "http://remote.example.org/f"}},
-		{"ftp destination elsewhere", hdrs("Destination", "ftp://remote.example.org/f"), want{kind: shoal.KindInvalid, reason: "http, https or davs"}},
+		{"ftp destination elsewhere", hdrs("Destination", "ftp://remote.example.org/f"), want{kind: shoal.KindInvalid, reason: "want an http, https, dav or davs URL"}},
 		{"ftp destination here stays local", hdrs("Destination", "ftp://127.0.0.1:8080/f"), want{mode: ModeNone}},
 		{"source", hdrs("Source", "https://remote.example.org/f?X-Amz-Signature=abc"), want{mode: ModePull, remote: "https://remote.example.org/f?X-Amz-Signature=abc"}},
 		{"source wins", hdrs("Source", "http://a.example.org/f", "Destination", "http://b.example.org/g"), want{mode: ModePull, remote: "http://a.example.org/f"}},
@@ -87,6 +94,48 @@ func TestParse(t *testing.T) {
 		}
 		if r == nil || r.Mode != c.want.mode || r.Remote.String() != c.want.remote {
 			t.Errorf("%s: %+v, want %v %s", c.name, r, c.want.mode, c.want.remote)
+		}
+	}
+}
+
+// TestParseKeepsSpelling: a TransferHeader refused by a real fasthttp
+// server is quoted as the client spelled it, not as fasthttp normalized
+// it (it was "TransferHeaderhost"); a repeated header keeps each spelling.
+func TestParseKeepsSpelling(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
+		r, err := Parse(HeadersOf(&ctx.Request.Header), nil)
+		if err != nil {
+			ctx.SetBodyString(shoal.Reason(err))
+			return
+		}
+		for _, h := range r.Transfer {
+			fmt.Fprintf(ctx, "%s=%s;", h.Name, h.Value)
+		}
+	}}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Shutdown() })
+	for _, tc := range []struct{ headers, want string }{
+		{"TransferHeaderHost: evil\r\n", "invalid: TransferHeaderHost: this header cannot be passed on"},
+		{"transferheaderContent-Length: 1\r\n", "invalid: transferheaderContent-Length: this header cannot be passed on"},
+		{"TRANSFERHEADERX-A: 1\r\nTransferHeaderx-a: 2\r\n", "X-A=1;x-a=2;"},
+	} {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "COPY /f HTTP/1.1\r\nHost: 127.0.0.1\r\nSource: https://r.example.org/f\r\n%sConnection: close\r\n\r\n", tc.headers)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		c.Close()
+		if string(body) != tc.want {
+			t.Errorf("%q: %q, want %q", tc.headers, body, tc.want)
 		}
 	}
 }
