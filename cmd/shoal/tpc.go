@@ -3,8 +3,10 @@ package main
 import (
 	"log/slog"
 	"net"
+	"os"
 
 	"shoal/cmd/shoal/config"
+	"shoal/tlsconf"
 	"shoal/tpc"
 )
 
@@ -14,6 +16,16 @@ import (
 // cluster's CA (clusterCA: tls.ca_file, or shoal all's private CA) and
 // tpc.ca_file and tpc.ca_dir, at tls.min_version at least.
 func newTPC(c *config.Config, clusterCA string, log *slog.Logger) (*tpc.Client, error) {
+	if c.TPC.CAFile != "" {
+		if _, err := tlsconf.LoadPool(c.TPC.CAFile); err != nil {
+			return nil, &keyError{key: "tpc.ca_file", err: err}
+		}
+	}
+	if c.TPC.CADir != "" {
+		if _, err := os.ReadDir(c.TPC.CADir); err != nil {
+			return nil, &keyError{key: "tpc.ca_dir", err: err}
+		}
+	}
 	t, err := tpc.New(tpc.Options{
 		MinTLS:           minTLSVersion(c),
 		CAFiles:          []string{clusterCA, c.TPC.CAFile},
