@@ -18,6 +18,10 @@ type Quota struct {
 	Reserved int64 `json:"reserved"`
 }
 
+// QuotaKeep, given to SetQuota for a limit, leaves that limit as it is.
+// Far from any size a caller could compute by mistake.
+const QuotaKeep int64 = -1 << 63
+
 // Room is how many more bytes q lets be written (0 when full or over), or
 // -1 when q has no byte limit.
 func (q Quota) Room() int64 {
@@ -33,12 +37,16 @@ func (q Quota) Room() int64 {
 // reservations (BeginUpload, ExpireUploads): a write that does not fit a
 // governing quota is KindQuota and changes nothing.
 type QuotaStore interface {
-	// SetQuota puts a quota on dir, or changes its limits (bytes, files: 0
-	// for none; not both 0), and counts what dir holds and what uploads
-	// below it reserve, in one transaction. A limit under what is used
-	// already is allowed: writes are then refused until enough is freed.
-	// KindNotFound if dir is missing, KindNotDir if it is a file,
-	// KindInvalid for negative limits or both 0.
+	// SetQuota puts a quota on dir, or changes its limits, and counts what
+	// dir holds and what uploads below it reserve, in one transaction.
+	// Each of bytes and files is a new limit (> 0), 0 to remove that
+	// limit, or QuotaKeep to leave it as it is (none on a new quota): the
+	// merge with the limits already set happens in the transaction, on the
+	// locked row, so two admins changing one limit each cannot lose the
+	// other's. A limit under what is used already is allowed: writes are
+	// then refused until enough is freed. KindNotFound if dir is missing,
+	// KindNotDir if it is a file, KindInvalid for negative limits or when
+	// no limit would be left (RemoveQuota drops a quota).
 	SetQuota(ctx context.Context, dir string, bytes, files int64) (Quota, error)
 
 	// RemoveQuota drops dir's quota: KindNotFound if it has none.

@@ -26,13 +26,18 @@ func scanQuotas(rows rowSet) ([]shoal.Quota, error) {
 // SetQuota puts a quota on dir (or changes its limits) and counts, under
 // the exclusive lock on dir that every writer below it waits for, what
 // dir holds and what the uploads charged to it reserve: setting a quota
-// again is also an exact recount.
+// again is also an exact recount. A limit given as shoal.QuotaKeep is
+// read from the locked row, in the same transaction: an md merging
+// outside it could race another md's change and write back a stale
+// limit.
 func (db *DB) SetQuota(ctx context.Context, dir string, bytes, files int64) (shoal.Quota, error) {
 	const op = "catalog.SetQuota"
-	if bytes < 0 || files < 0 || (bytes == 0 && files == 0) {
-		return shoal.Quota{}, shoal.Errorf(op, shoal.KindInvalid, "a quota needs a byte limit, an entry limit or both, none negative")
+	for _, l := range []int64{bytes, files} {
+		if l < 0 && l != shoal.QuotaKeep {
+			return shoal.Quota{}, shoal.Errorf(op, shoal.KindInvalid, "a quota limit is a positive number, or 0 to remove it")
+		}
 	}
-	q := shoal.Quota{Dir: dir, Bytes: bytes, Files: files}
+	q := shoal.Quota{Dir: dir}
 	err := db.inTx(ctx, op, dir, func(t *tx) error {
 		n, _, err := t.lockTree(ctx, dir)
 		if err != nil {
@@ -45,12 +50,17 @@ func (db *DB) SetQuota(ctx context.Context, dir string, bytes, files int64) (sho
 			return shoal.Errorf(op, shoal.KindNotDir, "%s is a file: quotas are set on directories", dir)
 		}
 		// Lock the row first (if any), so that no reservation lands on it
-		// between the count of the uploads and the write below.
-		var old int64
-		err = t.queryRow(ctx, `SELECT dir_id FROM quotas WHERE dir_id = ?`+t.db.d.lockSuffix(true), n.id).Scan(&old)
+		// between the count of the uploads and the write below, and no
+		// other SetQuota changes the limits kept.
+		var oldBytes, oldFiles int64
+		err = t.queryRow(ctx, `SELECT bytes_limit, files_limit FROM quotas WHERE dir_id = ?`+t.db.d.lockSuffix(true), n.id).Scan(&oldBytes, &oldFiles)
 		exists := err == nil
 		if err != nil && !isNoRows(err) {
 			return err
+		}
+		q.Bytes, q.Files = keepLimit(bytes, oldBytes), keepLimit(files, oldFiles)
+		if q.Bytes == 0 && q.Files == 0 {
+			return shoal.Errorf(op, shoal.KindInvalid, "%s would have neither a byte nor an entry limit: remove its quota instead", dir)
 		}
 		if q.UsedBytes, q.UsedFiles, err = t.subtreeUsage(ctx, dir); err != nil {
 			return err
@@ -75,6 +85,15 @@ func (db *DB) SetQuota(ctx context.Context, dir string, bytes, files int64) (sho
 		return err
 	})
 	return q, err
+}
+
+// keepLimit is the limit SetQuota writes: the one given, or the one set
+// (0 when none) for shoal.QuotaKeep.
+func keepLimit(given, set int64) int64 {
+	if given == shoal.QuotaKeep {
+		return set
+	}
+	return given
 }
 
 // RemoveQuota drops dir's quota.

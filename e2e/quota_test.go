@@ -43,6 +43,28 @@ func TestAdminQuota(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "DIR") || !strings.Contains(out, "10.0 KiB") {
 		t.Errorf("quota ls: exit %d\n%s", code, out)
 	}
+	// A set changes only the limits it names: the byte limit stays when
+	// the entry limit changes, and goes only when given as 0.
+	out, code = admin("set", "/home", "--files", "200")
+	if code != 0 || !strings.Contains(out, "10.0 KiB") || !strings.Contains(out, "200") {
+		t.Errorf("quota set --files alone: exit %d, want the byte limit kept\n%s", code, out)
+	}
+	if r := do("PUT", n.URL+"/home/big", body); r.status != 507 {
+		t.Errorf("PUT over the byte limit after changing the entry limit: %s, want 507", r)
+	}
+	out, code = admin("set", "/home", "--bytes", "0")
+	if fields := strings.Fields(lastLine(out)); code != 0 || len(fields) < 4 || fields[len(fields)-1] != "200" || !strings.Contains(lastLine(out), "  -  ") {
+		t.Errorf("quota set --bytes 0: exit %d, want the byte limit gone and the entry limit kept\n%s", code, out)
+	}
+	if out, code := admin("set", "/home", "--files", "0"); code == 0 || !strings.Contains(out, "remove its quota") {
+		t.Errorf("quota set removing the last limit: exit %d\n%s", code, out)
+	}
+	if out, code := admin("set", "/home"); code == 0 || !strings.Contains(out, "give --bytes, --files or both") {
+		t.Errorf("quota set without a limit: exit %d\n%s", code, out)
+	}
+	if out, code := admin("set", "/home", "--bytes", "10KiB"); code != 0 || !strings.Contains(out, "10.0 KiB") || !strings.Contains(out, "200") {
+		t.Errorf("quota set --bytes alone: exit %d, want the entry limit kept\n%s", code, out)
+	}
 	if out, code := admin("rm", "/home"); code != 0 {
 		t.Errorf("quota rm: exit %d\n%s", code, out)
 	}
@@ -52,4 +74,10 @@ func TestAdminQuota(t *testing.T) {
 	if r := do("PUT", n.URL+"/home/big", body); r.status != 201 {
 		t.Errorf("PUT once the quota is gone: %s", r)
 	}
+}
+
+// lastLine is the last non-empty line of out.
+func lastLine(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return lines[len(lines)-1]
 }

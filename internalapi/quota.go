@@ -30,7 +30,7 @@ func (a *API) serveQuota(ctx *fasthttp.RequestCtx, path string, body []byte) boo
 		}
 		var q shoal.Quota
 		if err == nil {
-			q, err = a.cat.SetQuota(a.base, dir, req.Bytes, req.Files)
+			q, err = a.cat.SetQuota(a.base, dir, quotaLimit(req.Bytes), quotaLimit(req.Files))
 		}
 		if err != nil {
 			httperr.Write(ctx, err)
@@ -52,4 +52,18 @@ func (a *API) serveQuota(ctx *fasthttp.RequestCtx, path string, body []byte) boo
 		return false
 	}
 	return true
+}
+
+// quotaLimit is a limit of a QuotaSetRequest as SetQuota takes it: left
+// out, shoal.QuotaKeep (the catalog merges it with the limit set, in its
+// transaction). A negative one stays negative, so the catalog refuses it
+// rather than a client's -1<<63 passing for "keep".
+func quotaLimit(l *int64) int64 {
+	switch {
+	case l == nil:
+		return shoal.QuotaKeep
+	case *l < 0:
+		return -1
+	}
+	return *l
 }

@@ -8,12 +8,14 @@ const (
 	PathAdminQuotas   = "/.shoal/admin/quotas"    // {} → []shoal.Quota, by directory
 )
 
-// QuotaSetRequest puts a quota on a directory, or changes its limits (0:
-// none; not both).
+// QuotaSetRequest puts a quota on a directory, or changes its limits.
+// A limit left out (null) stays as it is (none on a new quota); 0 removes
+// it; at least one limit must remain. Older clients that send both keep
+// their meaning.
 type QuotaSetRequest struct {
 	Dir   string `json:"dir"`
-	Bytes int64  `json:"bytes"`
-	Files int64  `json:"files"`
+	Bytes *int64 `json:"bytes,omitempty"`
+	Files *int64 `json:"files,omitempty"`
 }
 
 // QuotaDirRequest names the directory whose quota goes.

@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"Jobs", testJobs},
 		{"ConcurrentClaimJob", testConcurrentClaim},
 		{"QuotaSet", testQuotaSet},
+		{"QuotaKeepLimits", testQuotaKeepLimits},
 		{"QuotaWrites", testQuotaWrites},
 		{"QuotaNested", testQuotaNested},
 		{"QuotaMoveCopy", testQuotaMoveCopy},

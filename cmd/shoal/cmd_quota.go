@@ -15,31 +15,40 @@ import (
 // newQuotaCommand is `shoal admin quota set|rm|ls`.
 func newQuotaCommand() *cobra.Command {
 	quota := &cobra.Command{
-		Use:   "quota set DIR --bytes SIZE [--files N] | quota rm DIR | quota ls",
+		Use:   "quota set DIR [--bytes SIZE] [--files N] | quota rm DIR | quota ls",
 		Short: "limit what a directory's subtree may hold (every quota on a path applies)",
 	}
 	var bytes string
 	var files int64
 	set := &cobra.Command{
-		Use:   "set DIR --bytes SIZE [--files N]",
-		Short: "put a quota on DIR (or change its limits) and count what it holds now",
-		Args:  cobra.ExactArgs(1),
+		Use:   "set DIR [--bytes SIZE] [--files N]",
+		Short: "put a quota on DIR, or change the limits named, and count what it holds now",
+		Long: `Put a quota on DIR, or change its limits, and count what DIR holds now.
+
+Only the limits named change: "quota set /g --files 200" keeps /g's byte
+limit. 0 removes that limit ("--bytes 0" leaves only the entry limit); a
+quota keeps at least one limit: "quota rm DIR" drops it whole.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var limit config.Size
-			if bytes != "" {
-				var err error
-				if limit, err = config.ParseSize(bytes); err != nil {
+			req := wire.QuotaSetRequest{Dir: args[0]}
+			if cmd.Flags().Changed("bytes") {
+				limit, err := config.ParseSize(bytes)
+				if err != nil {
 					return fmt.Errorf("--bytes: %w", err)
 				}
+				req.Bytes = new(int64(limit))
 			}
-			if limit == 0 && files == 0 {
+			if cmd.Flags().Changed("files") {
+				if files < 0 {
+					return fmt.Errorf("--files: %d must be at least 0 (0 removes the entry limit)", files)
+				}
+				req.Files = new(files)
+			}
+			if req.Bytes == nil && req.Files == nil {
 				return fmt.Errorf("quota set: give --bytes, --files or both")
 			}
-			if files < 0 {
-				return fmt.Errorf("--files: %d must be at least 0", files)
-			}
 			var q shoal.Quota
-			if err := adminCall(cmd, wire.PathAdminQuotaSet, wire.QuotaSetRequest{Dir: args[0], Bytes: int64(limit), Files: files}, &q); err != nil {
+			if err := adminCall(cmd, wire.PathAdminQuotaSet, req, &q); err != nil {
 				return err
 			}
 			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
@@ -48,8 +57,8 @@ func newQuotaCommand() *cobra.Command {
 			return printQuotas(cmd.OutOrStdout(), []shoal.Quota{q})
 		},
 	}
-	set.Flags().StringVar(&bytes, "bytes", "", "byte limit: a number with KiB, MiB, GiB or TiB (0 or absent: none)")
-	set.Flags().Int64Var(&files, "files", 0, "entry limit: files and directories below DIR (0: none)")
+	set.Flags().StringVar(&bytes, "bytes", "", "byte limit: a number with KiB, MiB, GiB or TiB; 0 removes it; absent: as it is")
+	set.Flags().Int64Var(&files, "files", 0, "entry limit: files and directories below DIR; 0 removes it; absent: as it is")
 	rm := &cobra.Command{
 		Use:   "rm DIR",
 		Short: "drop DIR's quota",
