@@ -153,3 +153,31 @@ func TestPopulateForgetsMemcached(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminJobExitCodes: every admin job command exits 2 when it could
+// not run — a secret md refuses, a drain of a server md does not know
+// (its job fails) — and 0 when it ran and all is well; exit 1 (the job
+// ran and data is not right) is TestFsck's and
+// TestAdminOperationsShowProgress's.
+func TestAdminJobExitCodes(t *testing.T) {
+	n := startShoal(t, "")
+	wrong := writeSecret(t, "k0 0123456789abcdef0123456789abcdef")
+	for _, job := range [][]string{{"fsck"}, {"repair"}, {"scrub", "--rate", "0"}, {"drain", "nosuch"}, {"job", "follow", "1"}} {
+		out, code := run(t, "", nil, shoalBin, append([]string{"admin", "--md", n.URL, "--secret-file", wrong}, job...)...)
+		if code != 2 {
+			t.Errorf("%s with the wrong secret: exit %d, want 2:\n%s", job[0], code, out)
+		}
+	}
+	admin := func(args ...string) (string, int) {
+		return run(t, "", nil, shoalBin, append([]string{"admin", "--md", n.URL, "--secret-file", filepath.Join(n.Data, "secret")}, args...)...)
+	}
+	if out, code := admin("drain", "nosuch"); code != 2 || !strings.Contains(out, "nosuch") {
+		t.Errorf("drain of an unknown server: exit %d, want 2 naming it:\n%s", code, out)
+	}
+	if out, code := admin("drain"); code != 2 {
+		t.Errorf("drain without a server: exit %d, want 2:\n%s", code, out)
+	}
+	if out, code := admin("repair"); code != 0 {
+		t.Errorf("repair of a clean system: exit %d, want 0:\n%s", code, out)
+	}
+}

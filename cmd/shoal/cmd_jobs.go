@@ -21,13 +21,13 @@ func newJobCommands() []*cobra.Command {
 	none := func(*cobra.Command, []string) (json.RawMessage, error) { return nil, nil }
 	fsck := jobCommand("fsck", "compare the catalog with every data server's disks (exit 0 clean, 1 problems found, 2 could not run)",
 		wire.JobFsck, cobra.NoArgs, none)
-	repair := jobCommand("repair", "read every file, rebuild missing/corrupt/unreachable replicas and shards (exit 1 if some stay degraded)",
+	repair := jobCommand("repair", "read every file, rebuild missing/corrupt/unreachable replicas and shards (exit 0 all healthy, 1 some stay degraded, 2 could not run)",
 		wire.JobRepair, cobra.NoArgs, none)
-	drain := jobCommand("drain SERVER", "move every replica and shard off SERVER while the system stays online, then mark it retired",
+	drain := jobCommand("drain SERVER", "move every replica and shard off SERVER while the system stays online, then mark it retired (exit 0 retired, 1 files left, 2 could not run)",
 		wire.JobDrain, cobra.ExactArgs(1), func(_ *cobra.Command, args []string) (json.RawMessage, error) {
 			return json.Marshal(wire.DrainRequest{Server: args[0]})
 		})
-	scrub := jobCommand("scrub [--rate MB/s]", "read every replica and shard and verify its checksums at a bounded rate (exit 1 if problems)",
+	scrub := jobCommand("scrub [--rate MB/s]", "read every replica and shard and verify its checksums at a bounded rate (exit 0 clean, 1 problems found, 2 could not run)",
 		wire.JobScrub, cobra.NoArgs, func(cmd *cobra.Command, _ []string) (json.RawMessage, error) {
 			rate, _ := cmd.Flags().GetFloat64("rate")
 			return json.Marshal(wire.ScrubRequest{RateMBps: rate})
@@ -44,7 +44,7 @@ func newJobCommands() []*cobra.Command {
 	job := &cobra.Command{Use: "job show|follow|cancel ID", Short: "show, follow or cancel one admin job"}
 	job.AddCommand(
 		&cobra.Command{Use: "show ID", Short: "show a job: state, runner, progress, and its report once finished", Args: cobra.ExactArgs(1), RunE: runJobShow},
-		&cobra.Command{Use: "follow ID", Short: "stream a job's progress, then print its report and exit as the command that started it would", Args: cobra.ExactArgs(1), RunE: runJobFollow},
+		badInputNotRun(&cobra.Command{Use: "follow ID", Short: "stream a job's progress, then print its report and exit as the command that started it would", Args: cobra.ExactArgs(1), RunE: runJobFollow}),
 		&cobra.Command{Use: "cancel ID", Short: "cancel a queued or running job (its runner stops within a heartbeat)", Args: cobra.ExactArgs(1), RunE: runJobCancel},
 	)
 	return []*cobra.Command{fsck, repair, drain, scrub, list, job}
@@ -56,22 +56,39 @@ func jobCommand(use, short, kind string, args cobra.PositionalArgs, argsOf func(
 	c := &cobra.Command{Use: use + " [--detach]", Short: short, Args: args, RunE: func(cmd *cobra.Command, a []string) error {
 		raw, err := argsOf(cmd, a)
 		if err != nil {
-			return err
+			return notRun(err)
 		}
 		return runJob(cmd, kind, raw)
 	}}
 	c.Flags().Bool("detach", false, "start the job and print its id at once (then: shoal admin job follow|show|cancel ID)")
-	return c
+	return badInputNotRun(c)
+}
+
+// badInputNotRun makes cmd's bad arguments and flags exit jobNotRun, as
+// its other failures to run do (cobra's own errors exit 1).
+func badInputNotRun(cmd *cobra.Command) *cobra.Command {
+	args := cmd.Args
+	cmd.Args = func(c *cobra.Command, a []string) error {
+		if args == nil {
+			return nil
+		}
+		if err := args(c, a); err != nil {
+			return notRun(err)
+		}
+		return nil
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return notRun(err) })
+	return cmd
 }
 
 func runJob(cmd *cobra.Command, kind string, args json.RawMessage) error {
 	cl, err := adminClient(cmd)
 	if err != nil {
-		return jobFailed(kind, err)
+		return notRun(err)
 	}
 	var j shoal.Job
 	if _, err := cl.Call(wire.PathAdminJobCreate, wire.JobRequest{Kind: kind, Args: args}, &j); err != nil {
-		return jobFailed(kind, fmt.Errorf("%s: %w", kind, err))
+		return notRun(fmt.Errorf("%s: %w", kind, err))
 	}
 	if detach, _ := cmd.Flags().GetBool("detach"); detach {
 		fmt.Fprintln(cmd.OutOrStdout(), j.ID)
@@ -88,7 +105,7 @@ func runJob(cmd *cobra.Command, kind string, args json.RawMessage) error {
 func followJob(cmd *cobra.Command, id int64, kind string) error {
 	cl, err := adminClient(cmd)
 	if err != nil {
-		return jobFailed(kind, err)
+		return notRun(err)
 	}
 	quiet, _ := cmd.Flags().GetBool("quiet")
 	p := newProgress(quiet)
@@ -97,20 +114,27 @@ func followJob(cmd *cobra.Command, id int64, kind string) error {
 	p.end()
 	if err != nil {
 		if cmd.Context().Err() != nil {
-			err = fmt.Errorf("stopped following job %d, which goes on (shoal admin job follow|cancel %d)", id, id)
+			return notRun(fmt.Errorf("job %d (%s): stopped following it, and it goes on (shoal admin job follow|cancel %d)", id, kind, id))
 		}
-		return jobFailed(kind, fmt.Errorf("job %d (%s): %w", id, kind, err))
+		err = fmt.Errorf("job %d (%s): %w", id, kind, err)
+		// A cancelled job ran, and what it was to check or mend may not
+		// be: 1, as for problems left. Asked of md rather than read from
+		// the error's kind, which a failed job's error may share.
+		var j shoal.Job
+		if _, jerr := cl.Call(wire.PathAdminJob, wire.JobID{ID: id}, &j); jerr == nil && j.State == shoal.JobCancelled {
+			return &exitError{code: jobProblems, err: err}
+		}
+		return notRun(err)
 	}
 	asJSON, _ := cmd.Flags().GetBool("json")
 	return printReport(cmd.OutOrStdout(), kind, raw, asJSON)
 }
 
-// jobFailed is the exit of a job that could not run: fsck's is 2.
-func jobFailed(kind string, err error) error {
-	if kind == wire.JobFsck {
-		return &exitError{code: fsckFailed, err: err}
-	}
-	return err
+// notRun is the exit of a job command that could not run (md
+// unreachable, auth refused, bad input, the job failed) or gave no
+// report.
+func notRun(err error) error {
+	return &exitError{code: jobNotRun, err: err}
 }
 
 func jobID(arg string) (int64, error) {
@@ -192,7 +216,7 @@ func runJobShow(cmd *cobra.Command, args []string) error {
 func runJobFollow(cmd *cobra.Command, args []string) error {
 	j, err := getJob(cmd, wire.PathAdminJob, args[0])
 	if err != nil {
-		return err
+		return notRun(err)
 	}
 	return followJob(cmd, j.ID, j.Kind)
 }

@@ -10,11 +10,14 @@ import (
 	"shoal/wire"
 )
 
-// Exit codes of `shoal admin fsck`.
+// Exit codes of the admin job commands (fsck, repair, drain, scrub and
+// job follow): a script tells "it ran and the data is not right" from
+// "it did not run" (md unreachable, auth refused, bad input, the job
+// failed) and retries only the second.
 const (
-	fsckClean    = 0 // catalog and disks agree
-	fsckProblems = 1 // orphans, missing replicas or unreachable servers
-	fsckFailed   = 2 // could not run
+	jobClean    = 0 // ran; nothing wrong, or all mended
+	jobProblems = 1 // ran and found or left problems (fsck's findings, files still degraded, a server not drained, a cancel)
+	jobNotRun   = 2 // could not run, or gave no report
 )
 
 // printReport prints the report of a job of kind (the summary, or the
@@ -28,18 +31,18 @@ func printReport(w io.Writer, kind string, raw json.RawMessage, asJSON bool) err
 	case wire.JobFsck:
 		var rep wire.FsckReport
 		if err := json.Unmarshal(raw, &rep); err != nil {
-			return fail(fsckFailed, "fsck: %v", err)
+			return fail(jobNotRun, "fsck: %v", err)
 		}
 		if err := printFsck(w, &rep, asJSON); err != nil {
-			return fail(fsckFailed, "%v", err)
+			return fail(jobNotRun, "%v", err)
 		}
 		if !rep.OK {
-			return &exitError{code: fsckProblems}
+			return &exitError{code: jobProblems}
 		}
 	case wire.JobRepair:
 		var rep wire.RepairReport
 		if err := json.Unmarshal(raw, &rep); err != nil {
-			return err
+			return fail(jobNotRun, "%s: %v", kind, err)
 		}
 		if asJSON {
 			writeJSON(w, rep)
@@ -48,12 +51,12 @@ func printReport(w io.Writer, kind string, raw json.RawMessage, asJSON bool) err
 			printProblems(w, rep.Problems, rep.ProblemsOmitted)
 		}
 		if rep.Failed > 0 {
-			return fail(1, "repair: %d files still degraded", rep.Failed)
+			return fail(jobProblems, "repair: %d files still degraded", rep.Failed)
 		}
 	case wire.JobDrain:
 		var rep wire.DrainReport
 		if err := json.Unmarshal(raw, &rep); err != nil {
-			return err
+			return fail(jobNotRun, "%s: %v", kind, err)
 		}
 		if asJSON {
 			writeJSON(w, rep)
@@ -64,13 +67,13 @@ func printReport(w io.Writer, kind string, raw json.RawMessage, asJSON bool) err
 		if rep.State != string(shoal.ServerRetired) {
 			// It stays draining, taking no new writes: say how to undo
 			// that, as a pool no wider than its layout refuses writes meanwhile.
-			return fail(1, "drain: %s still holds %d files and stays %s (no new writes): drain it again, or take it back with shoal admin server activate %s",
+			return fail(jobProblems, "drain: %s still holds %d files and stays %s (no new writes): drain it again, or take it back with shoal admin server activate %s",
 				rep.Server, rep.Left, rep.State, rep.Server)
 		}
 	case wire.JobScrub:
 		var rep wire.ScrubReport
 		if err := json.Unmarshal(raw, &rep); err != nil {
-			return err
+			return fail(jobNotRun, "%s: %v", kind, err)
 		}
 		if asJSON {
 			writeJSON(w, rep)
@@ -79,7 +82,7 @@ func printReport(w io.Writer, kind string, raw json.RawMessage, asJSON bool) err
 			printProblems(w, rep.Problems, rep.ProblemsOmitted)
 		}
 		if rep.Bad > 0 {
-			return fail(1, "scrub: %d files with problems (run shoal admin repair)", rep.Bad)
+			return fail(jobProblems, "scrub: %d files with problems (run shoal admin repair)", rep.Bad)
 		}
 	default:
 		w.Write(append(raw, '\n'))

@@ -162,7 +162,11 @@ func TestRejectsBadConfigBeforeStarting(t *testing.T) {
 	}
 }
 
-func TestFsckCannotRunIsExit2(t *testing.T) {
+// TestJobCommandsCannotRunExit2: every admin job command exits 2 when it
+// could not run (md down, no secret, bad arguments), never 1, which says
+// the job ran and data is not right. Wrong secrets and failed jobs: e2e
+// TestAdminJobExitCodes.
+func TestJobCommandsCannotRunExit2(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "secret")
 	if err := ensureSecret(secret); err != nil {
 		t.Fatal(err)
@@ -173,15 +177,25 @@ func TestFsckCannotRunIsExit2(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	_, err = execute(t, "admin", "--md", "http://"+addr, "--secret-file", secret, "fsck")
-	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != fsckFailed {
-		t.Errorf("fsck against nothing: err = %v, want exit code %d", err, fsckFailed)
+	jobs := [][]string{{"fsck"}, {"repair"}, {"scrub", "--rate", "0"}, {"drain", "s1"}, {"job", "follow", "1"}}
+	want2 := func(what string, args ...string) {
+		t.Helper()
+		_, err := execute(t, args...)
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.code != jobNotRun {
+			t.Errorf("%s: err = %v, want exit code %d", what, err, jobNotRun)
+		}
 	}
-	_, err = execute(t, "admin", "--md", "http://"+addr, "fsck")
-	if !errors.As(err, &ee) || ee.code != fsckFailed {
-		t.Errorf("fsck without a secret: err = %v, want exit code %d", err, fsckFailed)
+	for _, job := range jobs {
+		want2(job[0]+" against nothing", append([]string{"admin", "--md", "http://" + addr, "--secret-file", secret}, job...)...)
+		want2(job[0]+" without a secret", append([]string{"admin", "--md", "http://" + addr}, job...)...)
 	}
+	md := []string{"admin", "--md", "http://" + addr, "--secret-file", secret}
+	want2("drain without a server", append(md, "drain")...)
+	want2("scrub with a bad rate", append(md, "scrub", "--rate", "fast")...)
+	want2("repair with an argument", append(md, "repair", "everything")...)
+	want2("job follow of a bad id", append(md, "job", "follow", "x")...)
+	want2("fsck with an unknown flag", append(md, "fsck", "--deep")...)
 }
 
 func TestEnsureSecret(t *testing.T) {
