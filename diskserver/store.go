@@ -103,24 +103,50 @@ func (s *Store) room(d *disk) (int64, error) {
 }
 
 // pickDisk returns the disk with the most room, if that room is more than
-// need bytes.
+// need bytes. A disk whose filesystem cannot be read (its directory gone,
+// an I/O error) takes no writes; it is "full" only if it is not: when no
+// disk could be read, the answer is KindUnavailable with why, and when
+// the disks that could be are full, the failing ones are named beside.
 func (s *Store) pickDisk(need int64) (*disk, error) {
+	const op = "diskserver.Create"
 	var best *disk
 	var bestRoom int64
+	var failed []error
 	for _, d := range s.disks {
 		room, err := s.room(d)
 		if err != nil {
-			continue // a failing disk takes no writes
+			failed = append(failed, err)
+			continue
 		}
 		if room > need && (best == nil || room > bestRoom) {
 			best, bestRoom = d, room
 		}
 	}
-	if best == nil {
-		return nil, shoal.Errorf("diskserver.Create", shoal.KindInsufficient, "disk full: no disk has %d bytes free beyond its reserve of %d and the uploads in flight", need+1, s.reserve)
+	switch {
+	case best != nil:
+		return best, nil
+	case len(failed) == len(s.disks):
+		return nil, shoal.Errorf(op, shoal.KindUnavailable, "no data directory can be read: %w", diskErrors(failed))
+	case len(failed) > 0:
+		return nil, shoal.Errorf(op, shoal.KindInsufficient, "disk full: no readable disk has %d bytes free beyond its reserve of %d and the uploads in flight; and %w", need+1, s.reserve, diskErrors(failed))
 	}
-	return best, nil
+	return nil, shoal.Errorf(op, shoal.KindInsufficient, "disk full: no disk has %d bytes free beyond its reserve of %d and the uploads in flight", need+1, s.reserve)
 }
+
+// diskErrors are the errors of several disks on one line (errors.Join's
+// newlines would break a log line and an HTTP reason), each still found
+// by errors.Is and errors.As.
+type diskErrors []error
+
+func (e diskErrors) Error() string {
+	msgs := make([]string, len(e))
+	for i, err := range e {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (e diskErrors) Unwrap() []error { return e }
 
 // Create implements shoal.BlobStore.
 func (s *Store) Create(ctx context.Context, id string, r io.Reader) (shoal.ObjectInfo, shoal.Sums, error) {
