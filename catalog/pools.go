@@ -26,8 +26,8 @@ var (
 // PutPool creates or updates a pool.
 func (db *DB) PutPool(ctx context.Context, p shoal.Pool) error {
 	const op = "catalog.PutPool"
-	if p.Name == "" || len(p.Name) > 255 {
-		return shoal.Errorf(op, shoal.KindInvalid, "pool name must be 1..255 bytes")
+	if err := shoal.CheckPoolName(p.Name); err != nil {
+		return shoal.E(op, err) // here, not only in md and the CLI: every writer of pools goes through it
 	}
 	if p.Layout.IsZero() {
 		return shoal.Errorf(op, shoal.KindInvalid, "pool %s has no layout", p.Name)

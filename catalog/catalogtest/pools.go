@@ -22,6 +22,9 @@ func testPools(t *testing.T, c shoal.Catalog) {
 	ok(t, ps.PutPool(ctx(t), shoal.Pool{Name: "r2", Layout: r2})) // update
 	ok(t, ps.PutPool(ctx(t), shoal.Pool{Name: "r2", Layout: r2})) // same again
 	wantKind(t, "PutPool without layout", ps.PutPool(ctx(t), shoal.Pool{Name: "z"}), shoal.KindInvalid)
+	for _, bad := range []string{"", "bad name", "a/b", "..", shoal.GatewayPool} {
+		wantKind(t, "PutPool named "+bad, ps.PutPool(ctx(t), shoal.Pool{Name: bad, Layout: shoal.DefaultLayout}), shoal.KindInvalid)
+	}
 	pools := got(ps.Pools(ctx(t))).must(t)
 	want := []shoal.Pool{{Name: "default", Layout: shoal.DefaultLayout}, {Name: "ec", Layout: ec42}, {Name: "r2", Layout: r2}}
 	if len(pools) != len(want) {

@@ -16,9 +16,12 @@ func newPoolCommands() []*cobra.Command {
 	pool.AddCommand(
 		&cobra.Command{
 			Use:   "add NAME LAYOUT",
-			Short: "create a pool (or change its layout for new files): LAYOUT is replica:N or ec:K+M",
+			Short: "create a pool (or change its layout for new files): NAME is letters, digits, '.', '_', '-' (not gw); LAYOUT is replica:N or ec:K+M",
 			Args:  cobra.ExactArgs(2),
 			RunE: func(cmd *cobra.Command, args []string) error {
+				if err := shoal.CheckPoolName(args[0]); err != nil {
+					return err
+				}
 				if _, err := shoal.ParseLayout(args[1]); err != nil {
 					return err
 				}

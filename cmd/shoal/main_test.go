@@ -154,6 +154,9 @@ func TestRejectsBadConfigBeforeStarting(t *testing.T) {
 		{[]string{"md", "--listen", "127.0.0.1:0", "--catalog", "sqlite:" + filepath.Join(dir, "c.db")}, "secret"},
 		{[]string{"disk", "--md", "http://127.0.0.1:1"}, "--data"},
 		{[]string{"all", "--data", dir, "--listen", "nowhere"}, "md.listen"},
+		{[]string{"disk", "--md", "http://127.0.0.1:1", "--data", dir, "--pool", "bad name"}, "disk.pool"},
+		{[]string{"disk", "--md", "http://127.0.0.1:1", "--data", dir, "--pool", "gw"}, "reserved"},
+		{[]string{"admin", "--md", "http://127.0.0.1:1", "pool", "add", "a/b", "replica:1"}, "pool name"},
 	} {
 		_, err := execute(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

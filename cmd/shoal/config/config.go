@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"shoal"
 	"shoal/auth/rules"
 	"shoal/auth/token"
 	"shoal/internal/netguard"
@@ -372,8 +373,8 @@ func (c *Config) Validate() error {
 	if c.Cache.KeyPrefix == "" || len(c.Cache.KeyPrefix) > 64 || strings.ContainsAny(c.Cache.KeyPrefix, " \t\r\n") {
 		return fmt.Errorf("cache.key_prefix: %q must be 1-64 characters without spaces", c.Cache.KeyPrefix)
 	}
-	if c.Disk.Pool == "" {
-		return fmt.Errorf("disk.pool must not be empty")
+	if err := shoal.CheckPoolName(c.Disk.Pool); err != nil {
+		return fmt.Errorf("disk.pool: %w", err)
 	}
 	if err := c.TPC.validate(); err != nil {
 		return err
