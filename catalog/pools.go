@@ -119,7 +119,7 @@ func (db *DB) SetDirPool(ctx context.Context, dir, pool string) error {
 			return err
 		}
 		if self == nil {
-			return shoal.E(op, dir, shoal.KindNotFound)
+			return shoal.Errorf(op, shoal.KindNotFound, "no directory %s", dir) // named: the HTTP reason leaves E's path out
 		}
 		if !self.isDir {
 			return shoal.Errorf(op, shoal.KindNotDir, "%s is a file", dir)

@@ -44,7 +44,7 @@ func (db *DB) SetQuota(ctx context.Context, dir string, bytes, files int64) (sho
 			return err
 		}
 		if n == nil {
-			return shoal.E(op, dir, shoal.KindNotFound)
+			return shoal.Errorf(op, shoal.KindNotFound, "no directory %s", dir) // named: the HTTP reason leaves E's path out
 		}
 		if !n.isDir {
 			return shoal.Errorf(op, shoal.KindNotDir, "%s is a file: quotas are set on directories", dir)
@@ -105,7 +105,7 @@ func (db *DB) RemoveQuota(ctx context.Context, dir string) error {
 			return err
 		}
 		if n == nil {
-			return shoal.E(op, dir, shoal.KindNotFound)
+			return shoal.Errorf(op, shoal.KindNotFound, "no directory %s", dir) // named: the HTTP reason leaves E's path out
 		}
 		if !n.quota {
 			return shoal.Errorf(op, shoal.KindNotFound, "%s has no quota", dir)

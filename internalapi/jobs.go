@@ -41,7 +41,11 @@ func (a *API) serveJobs(ctx *fasthttp.RequestCtx, path string, body []byte) bool
 			httperr.Write(ctx, err)
 			return true
 		}
-		if req.Limit <= 0 {
+		if req.Limit < 0 {
+			httperr.Write(ctx, shoal.Errorf("jobs", shoal.KindInvalid, "limit %d: want at least 1 (0 or none: %d)", req.Limit, defaultJobsListed))
+			return true
+		}
+		if req.Limit == 0 {
 			req.Limit = defaultJobsListed
 		}
 		js, err := a.cat.Jobs(a.base, req.Limit)

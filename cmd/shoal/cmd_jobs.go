@@ -163,11 +163,14 @@ func getJob(cmd *cobra.Command, path, arg string) (*shoal.Job, error) {
 }
 
 func runJobs(cmd *cobra.Command, _ []string) error {
+	limit, _ := cmd.Flags().GetInt("limit")
+	if limit < 1 {
+		return fmt.Errorf("--limit %d: want at least 1", limit)
+	}
 	cl, err := adminClient(cmd)
 	if err != nil {
 		return err
 	}
-	limit, _ := cmd.Flags().GetInt("limit")
 	var js []shoal.Job
 	if _, err := cl.Call(wire.PathAdminJobs, wire.JobsRequest{Limit: limit}, &js); err != nil {
 		return fmt.Errorf("jobs: %w", err)

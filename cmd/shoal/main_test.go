@@ -157,6 +157,8 @@ func TestRejectsBadConfigBeforeStarting(t *testing.T) {
 		{[]string{"disk", "--md", "http://127.0.0.1:1", "--data", dir, "--pool", "bad name"}, "disk.pool"},
 		{[]string{"disk", "--md", "http://127.0.0.1:1", "--data", dir, "--pool", "gw"}, "reserved"},
 		{[]string{"admin", "--md", "http://127.0.0.1:1", "pool", "add", "a/b", "replica:1"}, "pool name"},
+		{[]string{"admin", "--md", "http://127.0.0.1:1", "jobs", "--limit", "-3"}, "--limit -3"},
+		{[]string{"admin", "--md", "http://127.0.0.1:1", "jobs", "--limit", "0"}, "--limit 0"},
 	} {
 		_, err := execute(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
