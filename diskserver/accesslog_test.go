@@ -2,35 +2,19 @@ package diskserver
 
 import (
 	"bufio"
-	"bytes"
 	"log/slog"
 	"net"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"shoal/internal/testlog"
 	"shoal/sign"
 	"shoal/wire"
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer = testlog.Buffer
 
 // TestLogsNoCredentials: davix and gfal2 resend the client's
 // Authorization header (and curl its cookies) to the data server md

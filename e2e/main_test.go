@@ -13,10 +13,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"shoal/internal/testlog"
 )
 
 // shoalBin is the binary under test, built once by TestMain.
@@ -74,22 +75,7 @@ type node struct {
 	exitErr error
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer = testlog.Buffer
 
 // startShoal runs `shoal all` on loopback random ports over data (a new
 // temp dir when empty), with extra environment (e.g. SHOAL_MD_DATA_MODE),

@@ -4,30 +4,15 @@ import (
 	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"shoal/internal/testhttp"
+	"shoal/internal/testlog"
 	"shoal/wire"
 )
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuf = testlog.Buffer
 
 // TestLogsPrincipalNotCredentials: the gw logs each object request with
 // the principal md signed into its URL and md's request id, never the

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -21,6 +20,7 @@ import (
 	"shoal/auth/token"
 	"shoal/auth/users"
 	"shoal/internal/testissuer"
+	"shoal/internal/testlog"
 	"shoal/sign"
 	"shoal/wire"
 )
@@ -37,23 +37,7 @@ type authFixture struct {
 	logs *syncBuffer // access and audit lines, JSON
 }
 
-// syncBuffer is a log sink safe for md's concurrent requests.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = testlog.Buffer
 
 // Users of the fixture: root may do anything anywhere (the tests' setup),
 // alice anything under /t.

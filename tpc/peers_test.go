@@ -1,7 +1,6 @@
 package tpc
 
 import (
-	"bytes"
 	"context"
 	"crypto/md5"
 	"crypto/rand"
@@ -10,10 +9,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"shoal"
+	"shoal/internal/testlog"
 )
 
 // The peers of these tests are real HTTP servers on loopback
@@ -90,23 +89,7 @@ func (f *fileSink) files(t *testing.T) []string {
 	return out
 }
 
-// logBuffer collects a client's log lines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type logBuffer = testlog.Buffer
 
 // newTestClient is a client that may reach loopback (the peers live
 // there), with opts' timeouts, logging into the returned buffer.

@@ -1,37 +1,20 @@
 package token
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"shoal"
 	"shoal/internal/testissuer"
+	"shoal/internal/testlog"
 )
 
-// lockedBuffer is a log sink safe for the verifier's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer = testlog.Buffer
 
 // TestJWKSFileAtStart: a jwks_file that is missing, not JSON or without
 // a usable key is New's error, naming the issuer's index and the file;
