@@ -85,6 +85,12 @@ func newState(ctx *fasthttp.RequestCtx) *reqState {
 	return st
 }
 
+// rejectedCredential names, in the access line, the sender of a credential
+// md refused (a wrong password, a bad token): no principal, but not an
+// anonymous request either — a log reader looking for failed logins finds
+// them. It is never given any right.
+var rejectedCredential = &shoal.Principal{Kind: shoal.PrincipalAnonymous, ID: "-"}
+
 // principalOf is the request's principal (anonymous before admission or
 // without Options.Auth).
 func principalOf(ctx *fasthttp.RequestCtx) *shoal.Principal {
@@ -146,6 +152,7 @@ func (s *Server) admitting(ctx *fasthttp.RequestCtx, expecting bool) bool {
 	h := ctx.Request.Header.PeekBytes(hdrAuthorization)
 	p, err := a.Authenticate(s.base, h, len(h) > 0 && secure(ctx))
 	if err != nil {
+		st.p = rejectedCredential
 		s.refuse(ctx, !expecting, err, err)
 		return false
 	}

@@ -519,6 +519,9 @@ func TestAuthLogsNoSecrets(t *testing.T) {
 			t.Errorf("a log holds %q", leak)
 		}
 	}
+	if n := strings.Count(all, `"principal":"-","method":"HEAD","path":"/t","status":401`); n != 2 {
+		t.Errorf("%d access lines name the refused credentials' sender \"-\", want 2 (a wrong password, a bad token):\n%s", n, all)
+	}
 	for _, want := range []string{`"principal":"user:alice"`, `"principal":"token:tester@` + f.is.URL, `"msg":"audit"`, "principal=user:alice method=PUT", `"path":"/t/f"`} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the logs lack %s:\n%s", want, all)
