@@ -14,6 +14,7 @@ package netguard
 
 import (
 	"crypto/tls"
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -356,11 +357,43 @@ func (c *conn) Close() error {
 // a TLS request (RequestCtx.IsTLS, TLSConnectionState).
 type tlsConn struct {
 	*conn
-	tc *tls.Conn
+	tc       *tls.Conn
+	answered bool // plainHTTP answered: the handshake's error repeats on every later call
 }
 
-func (c *tlsConn) Handshake() error                     { return c.tc.Handshake() }
 func (c *tlsConn) ConnectionState() tls.ConnectionState { return c.tc.ConnectionState() }
+
+func (c *tlsConn) Handshake() error { return c.plainHTTP(c.tc.Handshake()) }
+
+func (c *tlsConn) Read(b []byte) (int, error) {
+	n, err := c.conn.Read(b)
+	return n, c.plainHTTP(err)
+}
+
+// plainHTTP answers, as net/http does, a client that sent plain HTTP to a
+// TLS port with a 400 saying so (curl showed only "Empty reply from
+// server"), once, and passes err on. The connection goroutine alone
+// calls it.
+func (c *tlsConn) plainHTTP(err error) error {
+	var re tls.RecordHeaderError
+	if !c.answered && errors.As(err, &re) && re.Conn != nil && looksLikeHTTP(re.RecordHeader[:]) {
+		c.answered = true
+		re.Conn.SetWriteDeadline(time.Now().Add(time.Second))
+		io.WriteString(re.Conn, "HTTP/1.0 400 Bad Request\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nthis port serves https: send the request over TLS (an https:// URL)\n")
+	}
+	return err
+}
+
+// looksLikeHTTP reports whether the five bytes a TLS record header should
+// be open an HTTP request.
+func looksLikeHTTP(h []byte) bool {
+	for _, m := range []string{"GET /", "HEAD ", "POST ", "PUT /", "OPTIO", "DELET", "PROPF", "MKCOL", "COPY ", "MOVE ", "PROPP", "LOCK ", "UNLOC", "PATCH"} {
+		if string(h) == m {
+			return true
+		}
+	}
+	return false
+}
 
 // Config is what a shoal server applies to its listener and its fasthttp
 // server.
