@@ -383,6 +383,14 @@ func TestTLSUntrustedDataServer(t *testing.T) {
 			t.Errorf("md lists data server %s", id)
 		}
 	}
+	// md's own log says whose heartbeats it refuses, once a minute, not
+	// at each of them (every 200 ms here).
+	for _, id := range []string{"other-ca", "plain"} {
+		line := `msg="heartbeat refused: the server does not become live" server=` + id + " "
+		if c := strings.Count(n.stderr.String(), line); c != 1 {
+			t.Errorf("md logged the refusal of %s's heartbeats %d times, want once:\n%s", id, c, n.stderr)
+		}
+	}
 }
 
 // TestTLSOwnCertificates: shoal all with certificates given in the config,

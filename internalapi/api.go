@@ -14,6 +14,7 @@ package internalapi
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -54,6 +55,9 @@ type Config struct {
 	// JobCreated, if set, is called after a job is created (see
 	// md.Options.JobCreated).
 	JobCreated func(id int64)
+	// Log gets what md's operator must see: heartbeats md refuses; nil:
+	// slog's default logger.
+	Log *slog.Logger
 }
 
 // API answers the calls. Safe for concurrent use.
@@ -69,6 +73,7 @@ type API struct {
 	// drain (which goes on in a runner).
 	follow    context.Context
 	endFollow context.CancelFunc
+	refusals  refusalLog
 }
 
 // New is the API over cfg; base is the context of its catalog calls
@@ -76,6 +81,9 @@ type API struct {
 func New(base context.Context, cfg Config) *API {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
 	}
 	if cfg.ProgressInterval <= 0 {
 		cfg.ProgressInterval = DefaultProgressInterval

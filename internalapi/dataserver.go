@@ -62,6 +62,9 @@ func (a *API) heartbeat(ctx *fasthttp.RequestCtx, body []byte) {
 		}
 		return a.cat.RenewUploads(a.base, hb.Uploads[:min(len(hb.Uploads), wire.MaxHeartbeatUploads)], time.Now().Add(a.cfg.UploadTTL))
 	})
+	if shoal.KindOf(err) == shoal.KindPermission && a.refusals.due(hb.ID, time.Now()) {
+		a.cfg.Log.Warn("heartbeat refused: the server does not become live", "server", hb.ID, "url", hb.URL, "err", err)
+	}
 	noContent(ctx, err)
 }
 
