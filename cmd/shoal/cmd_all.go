@@ -261,8 +261,12 @@ func runAll(cmd *cobra.Command, _ []string) error {
 		if gwURL != "" {
 			out += fmt.Sprintf("gw   %s/\n", gwURL)
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "%sdata %s\n%sready\n", out, dir, tlsOf.summary())
-		log.Info("ready", "md", mdURL, "md_internal", tlsOf.internal.url(internalLn.Addr()), "disk", diskURL, "data", dir, "data_mode", c.MD.DataMode,
+		data := []string{dir}
+		for _, x := range extraDirs {
+			data = append(data, filepath.Dir(x))
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%sdata %s\n%sready\n", out, strings.Join(data, ","), tlsOf.summary())
+		log.Info("ready", "md", mdURL, "md_internal", tlsOf.internal.url(internalLn.Addr()), "disk", diskURL, "data", strings.Join(data, ","), "data_mode", c.MD.DataMode,
 			"tls_ca", tlsOf.caFile, "tls_capath", tlsOf.caPath, "tls_sha256", tlsOf.md.fingerprint())
 	}()
 	err = runServices(ctx, log, c.MD.ShutdownTimeout, services, cleanup)
