@@ -45,8 +45,8 @@ func Repair(ctx context.Context, env Env, tr *Tracker) (wire.RepairReport, error
 		if ctx.Err() != nil {
 			break
 		}
-		tr.Done(1)
 		if path <= st.Cursor {
+			tr.Done(1)
 			continue // done before the takeover
 		}
 		if e, err := env.Catalog.Stat(ctx, path); err == nil && !e.IsDir && len(e.Replicas) > 0 {
@@ -74,6 +74,7 @@ func Repair(ctx context.Context, env Env, tr *Tracker) (wire.RepairReport, error
 		cp.Report.Problems, cut = capProblems(rep.Problems)
 		cp.Report.ProblemsOmitted += cut
 		tr.Checkpoint(&cp, false)
+		tr.Done(1) // once its copies are read: 100 % is the end, not the last file begun
 	}
 	rep.Elapsed = tr.Elapsed().Round(time.Millisecond).String()
 	return rep, ctx.Err()

@@ -51,8 +51,8 @@ func Scrub(ctx context.Context, env Env, rateMBps float64, tr *Tracker) (wire.Sc
 		if ctx.Err() != nil {
 			break
 		}
-		tr.Done(1)
 		if path <= st.Cursor {
+			tr.Done(1)
 			continue // read before the takeover
 		}
 		e, err := env.Catalog.Stat(ctx, path)
@@ -89,6 +89,7 @@ func Scrub(ctx context.Context, env Env, rateMBps float64, tr *Tracker) (wire.Sc
 		cp.Report.ProblemsOmitted += cut
 		cp.Report.BytesRead = tr.Snapshot().Bytes
 		tr.Checkpoint(&cp, false)
+		tr.Done(1) // once its copies are read: 100 % is the end, not the last file begun
 	}
 	rep.BytesRead = tr.Snapshot().Bytes
 	rep.Elapsed = tr.Elapsed().Round(time.Millisecond).String()
