@@ -145,3 +145,37 @@ func TestVerifyNoUsableShard(t *testing.T) {
 		t.Errorf("Verify with every shard corrupt: %+v, %v; want unavailable, 3 bad shards", rep, err)
 	}
 }
+
+// TestRepairAbsentNeedsTarget: a shard a degraded write left out (its
+// store Absent) is not "rebuilt in place" into the discarding Absent —
+// which reported it rebuilt while nothing was kept — but skipped until a
+// target is given, then rebuilt there.
+func TestRepairAbsentNeedsTarget(t *testing.T) {
+	ctx := context.Background()
+	shards, _ := localShards(t, 6)
+	full, err := New(Options{K: 4, M: 2, StripeSize: 16 << 10, Shards: shards})
+	if err != nil {
+		t.Fatal(err)
+	}
+	degraded := append([]shoal.BlobStore{}, shards...)
+	degraded[5] = Absent{}
+	s, err := New(Options{K: 4, M: 2, StripeSize: 16 << 10, Shards: degraded})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := storetest.Data(7, 100_000)
+	if _, _, err := s.Create(ctx, idFor(42), bytes.NewReader(want)); err != nil {
+		t.Fatal(err)
+	}
+	rr, err := Repair(ctx, s, idFor(42), nil)
+	if err != nil || len(rr.Rebuilt) != 0 || len(rr.Skipped) != 1 || rr.Skipped[0].Index != 5 {
+		t.Fatalf("Repair without a target: %+v, %v; want shard 5 skipped, nothing rebuilt", rr, err)
+	}
+	rr, err = Repair(ctx, s, idFor(42), map[int]shoal.BlobStore{5: shards[5]})
+	if err != nil || len(rr.Rebuilt) != 1 || rr.Rebuilt[0].Index != 5 || rr.Rebuilt[0].InPlace {
+		t.Fatalf("Repair onto a target: %+v, %v", rr, err)
+	}
+	if rep, err := full.Verify(ctx, idFor(42)); err != nil || !rep.Healthy() {
+		t.Errorf("all six shards after the repair: %+v, %v", rep, err)
+	}
+}

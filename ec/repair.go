@@ -56,6 +56,11 @@ func Repair(ctx context.Context, s *Store, id string, targets map[int]shoal.Blob
 			continue
 		}
 		sr := before.Shards[i]
+		if _, absent := s.shards[i].(Absent); absent {
+			// Rebuilt "in place" it would be discarded, and reported rebuilt.
+			rr.Skipped = append(rr.Skipped, SkippedShard{i, "left out by a degraded write and no target given"})
+			continue
+		}
 		if sr.State == ShardUnreachable {
 			rr.Skipped = append(rr.Skipped, SkippedShard{i, "shard store unreachable and no target given"})
 			continue
