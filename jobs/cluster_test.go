@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"shoal/internal/testsystem"
 	"shoal/md"
@@ -106,10 +107,26 @@ func TestRepairDegradedEC(t *testing.T) {
 	c.Start(ids[5])
 	c.WaitLive(ids[5])
 
+	// The job takes the servers as it finds them when it starts: under
+	// load the sixth may not be usable to it yet. Such a repair must say
+	// it could not add the shard (it once said "rebuilt in place" into the
+	// degraded write's discarding store), and a repair run again adds it.
 	var rr wire.RepairReport
-	c.Admin(wire.PathAdminRepair, struct{}{}, &rr)
-	if rr.Files != 2 || rr.Repaired != 2 || rr.Failed != 0 {
-		t.Fatalf("repair of two degraded files: %+v", rr)
+	for try := 0; ; try++ {
+		rr = wire.RepairReport{}
+		c.Admin(wire.PathAdminRepair, struct{}{}, &rr)
+		if rr.Files == 2 && rr.Repaired == 2 && rr.Failed == 0 {
+			break
+		}
+		for _, p := range rr.Problems {
+			if p.Shard == 5 && !strings.Contains(p.Action, "skipped") && !strings.Contains(p.Action, "failed") {
+				t.Fatalf("repair that did not add shard 5 reports: %+v", rr)
+			}
+		}
+		if try == 10 {
+			t.Fatalf("repair of two degraded files: %+v", rr)
+		}
+		time.Sleep(300 * time.Millisecond)
 	}
 	for p := range files {
 		e := c.Entry(p)
