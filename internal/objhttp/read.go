@@ -1,7 +1,9 @@
 package objhttp
 
 import (
+	"bytes"
 	"io"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -18,7 +20,7 @@ import (
 // (200), one (206, the body is that span), or several (206, the body is
 // SetMultipart's). When it returns false it has answered the error.
 func StartRead(ctx *fasthttp.RequestCtx, size int64) ([]httprange.Range, bool) {
-	rs, ok := Ranges(ctx, size)
+	rs, ok := Ranges(ctx, size, Validators{})
 	if !ok {
 		return nil, false
 	}
@@ -31,11 +33,12 @@ func StartRead(ctx *fasthttp.RequestCtx, size int64) ([]httprange.Range, bool) {
 
 // Ranges parses the request's Range against an object of size bytes (see
 // httprange for the one behaviour of every shoal server): nil without
-// one. When it returns false it has answered: 400 for a malformed range,
-// 416 with "Content-Range: bytes */SIZE".
-func Ranges(ctx *fasthttp.RequestCtx, size int64) ([]httprange.Range, bool) {
+// one, or when an If-Range does not match v (the whole object is then
+// sent). When it returns false it has answered: 400 for a malformed
+// range, 416 with "Content-Range: bytes */SIZE".
+func Ranges(ctx *fasthttp.RequestCtx, size int64, v Validators) ([]httprange.Range, bool) {
 	rh := ctx.Request.Header.Peek(fasthttp.HeaderRange)
-	if len(rh) == 0 {
+	if len(rh) == 0 || !v.rangeApplies(ctx.Request.Header.Peek(fasthttp.HeaderIfRange)) {
 		return nil, true
 	}
 	rs, err := httprange.Parse(string(rh), size)
@@ -47,6 +50,32 @@ func Ranges(ctx *fasthttp.RequestCtx, size int64) ([]httprange.Range, bool) {
 		return nil, false
 	}
 	return rs, true
+}
+
+// Validators are what an If-Range is compared with: the answer's ETag and
+// Last-Modified. A server that does not know them (a data server or gw:
+// md's ETag is the catalog's) leaves them zero: an If-Range then never
+// matches, and the whole object is sent, never a range of a version the
+// client does not hold.
+type Validators struct {
+	ETag     string
+	Modified time.Time
+}
+
+// rangeApplies reports whether a Range is to be answered given the
+// request's If-Range ir (RFC 9110, 13.1.5): without one, or when it is
+// the current strong ETag, or exactly the Last-Modified date.
+func (v Validators) rangeApplies(ir []byte) bool {
+	switch {
+	case len(ir) == 0:
+		return true
+	case ir[0] == '"':
+		return v.ETag != "" && string(ir) == v.ETag
+	case bytes.HasPrefix(ir, []byte("W/")):
+		return false // a weak tag never matches
+	}
+	t, err := fasthttp.ParseHTTPDate(ir)
+	return err == nil && !v.Modified.IsZero() && t.Equal(v.Modified.Truncate(time.Second))
 }
 
 // SetStatus sets the status of an answer with the ranges rs of size
