@@ -137,7 +137,11 @@ func (db *DB) buildTree(ctx context.Context, id int64, s *node, src, dst string,
 				if !ok {
 					return shoal.Errorf("catalog.treeop", shoal.KindOther, "%s: its directory was not copied", r.path)
 				}
-				nid, err := t.copyEntry(ctx, r, parent, dst+r.path[len(src):], 0, move, withProps[r.id])
+				np, err := movedPath("catalog.treeop", src, dst, r.path)
+				if err != nil {
+					return err
+				}
+				nid, err := t.copyEntry(ctx, r, parent, np, 0, move, withProps[r.id])
 				if err != nil {
 					return err
 				}

@@ -253,6 +253,17 @@ func idsNotIn(a, b []int64) []int64 {
 	return out
 }
 
+// movedPath is path, below src, moved or copied below dst: KindURITooLong
+// when it would be longer than a path may be (a request naming it would
+// get 414: the entry could not be reached).
+func movedPath(op, src, dst, path string) (string, error) {
+	np := dst + path[len(src):]
+	if len(np) > shoal.MaxPathLen {
+		return "", shoal.Errorf(op, shoal.KindURITooLong, "%s would become a path of %d bytes under %s, more than %d", path, len(np), dst, shoal.MaxPathLen)
+	}
+	return np, nil
+}
+
 // rewriteSubtree renames every path below src to lie below dst, in
 // batched UPDATEs (the hash is computed here: SQLite has no SHA-256).
 func (t *tx) rewriteSubtree(ctx context.Context, src, dst string) error {
@@ -288,7 +299,10 @@ func (t *tx) rewriteSubtree(ctx context.Context, src, dst string) error {
 		hashArgs := make([]any, 0, 2*n)
 		ids := make([]any, 0, n)
 		for _, r := range batch {
-			np := dst + r.path[len(src):]
+			np, err := movedPath("catalog.Move", src, dst, r.path)
+			if err != nil {
+				return err
+			}
 			setPath.WriteString(" WHEN ? THEN ?")
 			setHash.WriteString(" WHEN ? THEN ?")
 			pathArgs = append(pathArgs, r.id, np)
@@ -364,7 +378,10 @@ func (db *DB) Copy(ctx context.Context, src, dst string, overwrite bool, graceUn
 			if i > 0 {
 				parent = newID[r.parent]
 			}
-			np := dst + r.path[len(src):] // src is never "/": dst would lie inside it
+			np, err := movedPath("catalog.Copy", src, dst, r.path) // src is never "/": dst would lie inside it
+			if err != nil {
+				return err
+			}
 			res, err := t.exec(ctx, `INSERT INTO entries (parent_id, name, path, path_hash, is_dir, size, mtime_ns, ctime_ns,
 				version, adler32, md5, sha256, inline, layout, replica_list)
 				SELECT ?, ?, ?, ?, is_dir, size, mtime_ns, ?, 1, adler32, md5, sha256, inline, layout, replica_list

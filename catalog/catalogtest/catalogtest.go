@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) shoal.Catalog) {
 		{"MoveErrors", testMoveErrors},
 		{"Copy", testCopy},
 		{"CopyDir", testCopyDir},
+		{"LongPathsMoveCopy", testLongPathsMoveCopy},
 		{"Props", testProps},
 		{"Servers", testServers},
 		{"GarbageDueAndDrop", testGarbage},
