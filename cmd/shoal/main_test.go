@@ -294,3 +294,21 @@ func TestConfigShowHidesPassword(t *testing.T) {
 		t.Errorf("config show leaks or mangles the DSN:\n%s", out)
 	}
 }
+
+// TestHeartbeatWithinServerTTL: a data server or gw heartbeat over a third
+// of md.server_ttl is refused at start, naming both keys (the Pi configs
+// had them equal, and the only data server looked down before each
+// heartbeat); raising md.server_ttl makes it fine.
+func TestHeartbeatWithinServerTTL(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("SHOAL_DISK_HEARTBEAT", "10s")
+	_, err := execute(t, "disk", "--md", "http://127.0.0.1:1", "--data", dir)
+	if err == nil || !strings.Contains(err.Error(), "disk.heartbeat") || !strings.Contains(err.Error(), "md.server_ttl") {
+		t.Errorf("disk.heartbeat 10s with md.server_ttl 10s: err = %v", err)
+	}
+	t.Setenv("SHOAL_MD_SERVER_TTL", "30s")
+	out, err := execute(t, "config", "show")
+	if err != nil || !strings.Contains(out, `heartbeat: "10s"`) {
+		t.Errorf("disk.heartbeat 10s with md.server_ttl 30s: %v\n%s", err, out)
+	}
+}
