@@ -71,7 +71,28 @@ func newRootCommand() *cobra.Command {
 		newVersionCommand(),
 	)
 	addBenchCommand(root)
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes every command that only groups others
+// (shoal admin, shoal admin job, shoal config…) fail on a word that is
+// none of them: cobra printed the help and exited 0, so a script's
+// `shoal admin stauts` passed for a success.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if !c.HasSubCommands() || c.Run != nil || c.RunE != nil || c.Parent() == nil {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		return fmt.Errorf("unknown command %q for %q (see %s --help)", args[0], cmd.CommandPath(), cmd.CommandPath())
+	}
 }
 
 // setup loads the configuration of cmd and installs its logger.

@@ -159,6 +159,10 @@ func TestRejectsBadConfigBeforeStarting(t *testing.T) {
 		{[]string{"admin", "--md", "http://127.0.0.1:1", "pool", "add", "a/b", "replica:1"}, "pool name"},
 		{[]string{"admin", "--md", "http://127.0.0.1:1", "jobs", "--limit", "-3"}, "--limit -3"},
 		{[]string{"admin", "--md", "http://127.0.0.1:1", "jobs", "--limit", "0"}, "--limit 0"},
+		{[]string{"admin", "--md", "http://127.0.0.1:1", "stauts"}, `unknown command "stauts" for "shoal admin"`},
+		{[]string{"admin", "job", "shwo", "1"}, `unknown command "shwo" for "shoal admin job"`},
+		{[]string{"config", "shwo"}, `unknown command "shwo" for "shoal config"`},
+		{[]string{"bench", "stt"}, `unknown command "stt" for "shoal bench"`},
 	} {
 		_, err := execute(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
