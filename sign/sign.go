@@ -16,6 +16,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"strconv"
@@ -95,8 +96,7 @@ func Random() *Keys {
 	return k
 }
 
-// Load reads a secret file: one key per line, "KID SECRET" or just
-// "SECRET" (key id "k0"); the first key signs; '#' starts a comment.
+// Load reads a secret file (see parseSecrets).
 func Load(path string) (*Keys, error) {
 	const op = "sign.Load"
 	f, err := os.Open(path)
@@ -104,31 +104,50 @@ func Load(path string) (*Keys, error) {
 		return nil, shoal.E(op, path, shoal.KindInvalid, err)
 	}
 	defer f.Close()
-	secrets := map[string][]byte{}
-	current := ""
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	current, secrets, err := parseSecrets(f)
+	if err != nil {
+		return nil, shoal.Errorf(op, shoal.KindInvalid, "%s: %v", path, err)
+	}
+	return NewKeys(current, secrets)
+}
+
+// parseSecrets reads a secret file: one key per line, "KID SECRET" or
+// just "SECRET" (key id "k0"), separated by spaces or tabs; the first key
+// signs; '#' starts a comment. A line of three words or more, or a key id
+// given twice, is an error: a tab once made "k1<TAB>hex" one secret of
+// key k0, and a repeated id silently replaced the first.
+func parseSecrets(r io.Reader) (current string, secrets map[string][]byte, err error) {
+	secrets = map[string][]byte{}
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		kid, secret, ok := strings.Cut(line, " ")
-		if !ok {
-			kid, secret = "k0", line
+		kid, secret := "k0", ""
+		switch f := strings.Fields(line); len(f) {
+		case 1:
+			secret = f[0]
+		case 2:
+			kid, secret = f[0], f[1]
+		default:
+			return "", nil, fmt.Errorf("line %d: want KID SECRET or SECRET, found %d words", n, len(f))
 		}
-		secret = strings.TrimSpace(secret)
+		if _, dup := secrets[kid]; dup {
+			return "", nil, fmt.Errorf("line %d: key id %q given twice", n, kid)
+		}
 		if current == "" {
 			current = kid
 		}
 		secrets[kid] = []byte(secret)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, shoal.E(op, path, shoal.KindInvalid, err)
+		return "", nil, err
 	}
 	if current == "" {
-		return nil, shoal.Errorf(op, shoal.KindInvalid, "%s: no key", path)
+		return "", nil, fmt.Errorf("no key")
 	}
-	return NewKeys(current, secrets)
+	return current, secrets, nil
 }
 
 func mac(secret []byte, method, object string, exp int64, extra string) []byte {
