@@ -120,3 +120,36 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestSIGTERMOneShutdownDeadline: uploads that never finish hold the
+// shutdown for md.shutdown_timeout in all, not that long for each of
+// shoal all's servers in turn (md, then its data server: twice as long,
+// past a unit's TimeoutStopSec with the default), and the exit status
+// says requests were cut.
+func TestSIGTERMOneShutdownDeadline(t *testing.T) {
+	curl := need(t, "curl")
+	n := startShoal(t, "", "SHOAL_MD_DATA_MODE=proxy", "SHOAL_ALL_LOCAL_DATA=false", "SHOAL_MD_SHUTDOWN_TIMEOUT=2s")
+	put := exec.Command(curl, "-sS", "-o", "/dev/null", "-H", "Expect:", "-H", "Transfer-Encoding:", "-H", "Content-Length: 1000000", "-T", "-", n.URL+"/stuck.bin")
+	stdin, err := put.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := put.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { put.Process.Kill(); put.Wait() }()
+	stdin.Write(make([]byte, 300_000)) // and no more: md and the data server both wait for the rest
+	waitFor(t, 60*time.Second, "the upload's temp file on the data server", func() bool {
+		return len(tempUploads(n.cmd.Process.Pid, filepath.Join(n.Data, "disk"))) > 0
+	})
+	start := time.Now()
+	n.signal(syscall.SIGTERM)
+	code := n.wait(t)
+	took := time.Since(start)
+	if code != 1 || !strings.Contains(n.stderr.String(), "requests still running after 2s") {
+		t.Errorf("exit %d; want 1 and the requests cut named:\n%s", code, n.stderr)
+	}
+	if took >= 4*time.Second {
+		t.Errorf("shutdown took %v with md.shutdown_timeout 2s: a timeout per server", took)
+	}
+}

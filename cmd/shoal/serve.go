@@ -17,9 +17,13 @@ type service struct {
 	close func() error // stops accepting and waits for in-flight requests
 }
 
+// lateClose is what each service still open gets once the shutdown
+// deadline has passed.
+const lateClose = 100 * time.Millisecond
+
 // runServices serves every service until ctx is done (SIGINT/SIGTERM) or
 // one of them fails, then closes them in order — so list md before the
-// data server its proxied requests still need — each within timeout, and
+// data server its proxied requests still need — all within one timeout, and
 // finally runs cleanup (closing the catalog). It returns nil on a clean
 // shutdown.
 func runServices(ctx context.Context, log *slog.Logger, timeout time.Duration, services []service, cleanup func() error) error {
@@ -39,6 +43,12 @@ func runServices(ctx context.Context, log *slog.Logger, timeout time.Duration, s
 		log.Error("server failed; shutting down", "err", runErr)
 	}
 	errs := []error{runErr}
+	// One deadline for all: closed one after another, each with its own
+	// timeout, a shutdown took up to a timeout per service (past a
+	// unit's TimeoutStopSec).
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	late := deadline.C
 	for _, s := range services {
 		done := make(chan error, 1)
 		go func() { done <- s.close() }()
@@ -47,8 +57,9 @@ func runServices(ctx context.Context, log *slog.Logger, timeout time.Duration, s
 			if err != nil {
 				errs = append(errs, fmt.Errorf("closing %s: %w", s.name, err))
 			}
-		case <-time.After(timeout):
+		case <-late:
 			errs = append(errs, fmt.Errorf("closing %s: requests still running after %v", s.name, timeout))
+			late = time.After(lateClose) // past the deadline: the rest get a moment each
 		}
 	}
 	if cleanup != nil {
