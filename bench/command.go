@@ -525,7 +525,22 @@ func (c *cli) finish(rep *Report) error {
 		return err
 	}
 	if c.plotOut != "" {
-		return Plot(rep.Results, c.plotOut)
+		if err := Plot(rep.Results, c.plotOut); err != nil {
+			return err
+		}
+	}
+	return measuredNothing(rep.Results)
+}
+
+// measuredNothing is an error when some run had every request fail (a
+// token refused, a target down): its rates are zeros, not a figure, and a
+// script must not take it for one. It exited 0.
+func measuredNothing(rs []Result) error {
+	for _, r := range rs {
+		if r.Count > 0 && r.OK == 0 {
+			return shoal.Errorf("bench", shoal.KindUnavailable, "%s of %s at %d connections: every one of %d requests failed (%s): nothing measured",
+				r.Workload, r.Target, r.Concurrency, r.Count, codesString(r.ByCode))
+		}
 	}
 	return nil
 }

@@ -212,3 +212,21 @@ func TestVersusSettles(t *testing.T) {
 	runCLI(t, "files", "--url", s.url, "--vs", s.url, "--sizes", "10", "-c", "1", "-n", "4", "--rounds", "2",
 		"--warmup", "0", "--sync-rounds", "-q")
 }
+
+// TestMeasuredNothingFails: a run whose every request failed (here a HEAD
+// of a path the server does not have) still prints its table, and the
+// command fails saying so: it exited 0 with zero rates.
+func TestMeasuredNothingFails(t *testing.T) {
+	s := startDAV(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "p"), []byte("/missing\n"), 0o644)
+	cmd := NewCommand()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs([]string{"stat", "--url", s.url, "--paths", filepath.Join(dir, "p"), "-c", "1", "-n", "20", "--warmup", "0", "-q"})
+	err := cmd.Execute()
+	if err == nil || !strings.Contains(err.Error(), "every one of 20 requests failed (404:20)") || !strings.Contains(out.String(), "stat-head") {
+		t.Errorf("err = %v; output:\n%s", err, out.String())
+	}
+}
