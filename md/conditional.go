@@ -61,6 +61,11 @@ func (s *Server) readConditions(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
 	switch err := c.Evaluate(e, true); {
 	case err == nil:
 		return true
+	case err == dav.ErrNotModified && e.IsDir:
+		// A collection's ETag and date change with the collection itself,
+		// not with its children: a 304 would keep a browser's listing of
+		// it stale for ever. Its listing is always sent.
+		return true
 	case err == dav.ErrNotModified:
 		s.notModified(ctx, e)
 	default:

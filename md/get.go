@@ -137,6 +137,7 @@ func (s *Server) getDir(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 		return
 	}
 	s.setEntryHeaders(ctx, e)
+	ctx.Response.Header.Set(fasthttp.HeaderCacheControl, "no-cache") // see readConditions
 	buf := getBuf()
 	b := dav.AppendHTMLListHead(buf.b[:0], e.Path)
 	for _, c := range p.Entries {
