@@ -308,6 +308,10 @@ func (s *Server) putProxy(ctx *fasthttp.RequestCtx, p *putPlan, body io.Reader) 
 			httperr.Write(ctx, tooLarge("PUT", lb.max))
 			return
 		}
+		if counted.err != nil {
+			httperr.Write(ctx, objhttp.BodyReadError("PUT", counted.err))
+			return
+		}
 		httperr.Write(ctx, shoal.E("PUT", p.path, shoal.KindUnavailable, err))
 		return
 	}
@@ -368,13 +372,17 @@ func (s *Server) commitProxied(ctx *fasthttp.RequestCtx, p *putPlan, answer []by
 // countingReader counts the bytes read through it: a PUT may be sent
 // elsewhere only while none was.
 type countingReader struct {
-	r io.Reader
-	n int64
+	r   io.Reader
+	n   int64
+	err error // the read that failed: the client's body, not the data server
 }
 
 func (c *countingReader) Read(b []byte) (int, error) {
 	n, err := c.r.Read(b)
 	c.n += int64(n)
+	if err != nil && err != io.EOF {
+		c.err = err
+	}
 	return n, err
 }
 

@@ -3,7 +3,10 @@ package objhttp
 import (
 	"crypto/md5"
 	"encoding/base64"
+	"errors"
 	"io"
+	"net"
+	"os"
 	"strconv"
 
 	"github.com/valyala/fasthttp"
@@ -62,9 +65,21 @@ func (b *Body) Read(p []byte) (int, error) {
 		if shoal.IsKind(err, shoal.KindTooLarge) {
 			return n, err // a bound below b's (md's max_put_body on a chunked body)
 		}
-		return n, shoal.Errorf(b.Op, shoal.KindInvalid, "reading body: %w", err)
+		return n, BodyReadError(b.Op, err)
 	}
 	return n, err
+}
+
+// BodyReadError is the error of a request body whose read failed: 408
+// when the client sent nothing for the read idle limit (it was a 400, and
+// through md's proxy a 503 with Retry-After, as if a server were down),
+// 400 otherwise (the client gone, bad chunking).
+func BodyReadError(op string, err error) error {
+	var ne net.Error
+	if errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return shoal.Errorf(op, shoal.KindTimeout, "the request body stopped coming: %v", err)
+	}
+	return shoal.Errorf(op, shoal.KindInvalid, "reading body: %w", err)
 }
 
 // DrainLimit is how much of a refused PUT body a data server reads and
