@@ -55,6 +55,8 @@ type Config struct {
 	// JobCreated, if set, is called after a job is created (see
 	// md.Options.JobCreated).
 	JobCreated func(id int64)
+	// ServerTTL is md.server_ttl, told to shoal admin with the server list.
+	ServerTTL time.Duration
 	// Log gets what md's operator must see: heartbeats md refuses; nil:
 	// slog's default logger.
 	Log *slog.Logger
@@ -128,6 +130,9 @@ func (a *API) Serve(ctx *fasthttp.RequestCtx, path string) {
 		noContent(ctx, err)
 	case wire.PathAdminServers:
 		servers, err := a.cat.Servers(a.base)
+		if a.cfg.ServerTTL > 0 {
+			ctx.Response.Header.Set(wire.HeaderServerTTL, a.cfg.ServerTTL.String())
+		}
 		answer(ctx, servers, err)
 	default:
 		if !a.serveQuota(ctx, path, body) && !a.servePools(ctx, path, body) && !a.serveServers(ctx, path, body) && !a.serveJobs(ctx, path, body) {

@@ -289,7 +289,7 @@ func New(opts Options) (*Server, error) {
 	s.api = internalapi.New(s.base, internalapi.Config{
 		Catalog: opts.Catalog, Keys: opts.Keys, Placement: s.placement,
 		MaxBody: opts.MaxInternalBody, Grace: opts.URLTTL, UploadTTL: opts.UploadTTL,
-		ProgressInterval: opts.ProgressInterval, JobCreated: opts.JobCreated,
+		ProgressInterval: opts.ProgressInterval, JobCreated: opts.JobCreated, ServerTTL: opts.ServerTTL,
 	})
 	s.done.Add(2)
 	go s.expireLoop()

@@ -54,6 +54,18 @@ func (c *Client) Commit(in CommitRequest) (CommitReply, int, error) {
 	return reply, status, err
 }
 
+// Servers lists the data servers and gws md knows (PathAdminServers), and
+// md's md.server_ttl, which says which of them are live (0 from an md
+// that does not say it).
+func (c *Client) Servers() ([]shoal.Server, time.Duration, error) {
+	var servers []shoal.Server
+	var ttl time.Duration
+	_, err := c.call(PathAdminServers, struct{}{}, &servers, func(h *fasthttp.ResponseHeader) {
+		ttl, _ = time.ParseDuration(string(h.Peek(HeaderServerTTL)))
+	})
+	return servers, ttl, err
+}
+
 // call is Call; header, when set, sees the answer's header after its body
 // was decoded.
 func (c *Client) call(path string, in, out any, header func(*fasthttp.ResponseHeader)) (int, error) {

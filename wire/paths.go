@@ -60,6 +60,10 @@ const (
 	HeaderSize   = "X-Shoal-Size"
 )
 
+// HeaderServerTTL is md's md.server_ttl on its answer to PathAdminServers
+// (a Go duration): a server is live while its last heartbeat is younger.
+const HeaderServerTTL = "X-Shoal-Server-Ttl"
+
 // ParamRequestID is the query parameter md adds to the signed data-server
 // and gw URLs it redirects or proxies to: md's X-Request-Id of the request,
 // so the data server's access line can be matched with md's. It is not

@@ -31,7 +31,7 @@ func newStatusCommand() *cobra.Command {
 // serverStatus is one data server as `admin status` shows it.
 type serverStatus struct {
 	shoal.Server
-	Live   bool   `json:"live"`   // heartbeated within md.DefaultServerTTL
+	Live   bool   `json:"live"`   // heartbeated within md's md.server_ttl
 	Health string `json:"health"` // "ok", or why its /.shoal/healthz failed
 }
 
@@ -48,13 +48,16 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	st := status{MD: cl.Base, MDHealth: probeHealth(cl.HTTP, cl.Base)}
-	var servers []shoal.Server
-	if _, err := cl.Call(wire.PathAdminServers, struct{}{}, &servers); err != nil {
+	servers, ttl, err := cl.Servers()
+	if err != nil {
 		return fmt.Errorf("servers: %w (md health: %s)", err, st.MDHealth)
+	}
+	if ttl <= 0 {
+		ttl = md.DefaultServerTTL // an md that does not say
 	}
 	now := time.Now()
 	for _, s := range servers {
-		ss := serverStatus{Server: s, Live: s.Live(now, md.DefaultServerTTL), Health: "-"}
+		ss := serverStatus{Server: s, Live: s.Live(now, ttl), Health: "-"}
 		if s.State != shoal.ServerRetired {
 			ss.Health = probeHealth(cl.HTTP, s.URL)
 		}
