@@ -65,8 +65,11 @@ func nextPort(addr string) (string, error) {
 		return "", err
 	}
 	p, err := strconv.Atoi(port)
-	if err != nil || p < 0 || p >= 65535 {
+	if err != nil || p < 0 || p > 65535 {
 		return "", fmt.Errorf("%q: bad port", addr)
+	}
+	if p == 65535 {
+		return "", fmt.Errorf("%q: the data server would listen on the next port, and there is none: set disk.listen (--disk-listen)", addr)
 	}
 	if p != 0 {
 		p++

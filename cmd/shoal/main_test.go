@@ -154,6 +154,7 @@ func TestRejectsBadConfigBeforeStarting(t *testing.T) {
 		{[]string{"md", "--listen", "127.0.0.1:0", "--catalog", "sqlite:" + filepath.Join(dir, "c.db")}, "secret"},
 		{[]string{"disk", "--md", "http://127.0.0.1:1"}, "--data"},
 		{[]string{"all", "--data", dir, "--listen", "nowhere"}, "md.listen"},
+		{[]string{"all", "--data", dir, "--listen", "127.0.0.1:65535"}, "set disk.listen"},
 		{[]string{"disk", "--md", "http://127.0.0.1:1", "--data", dir, "--pool", "bad name"}, "disk.pool"},
 		{[]string{"disk", "--md", "http://127.0.0.1:1", "--data", dir, "--pool", "gw"}, "reserved"},
 		{[]string{"admin", "--md", "http://127.0.0.1:1", "pool", "add", "a/b", "replica:1"}, "pool name"},
