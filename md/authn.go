@@ -85,10 +85,8 @@ func newState(ctx *fasthttp.RequestCtx) *reqState {
 	return st
 }
 
-// rejectedCredential names, in the access line, the sender of a credential
-// md refused (a wrong password, a bad token): no principal, but not an
-// anonymous request either — a log reader looking for failed logins finds
-// them. It is never given any right.
+// rejectedCredential names, in the access line, the sender of a refused
+// credential: not anonymous, so failed logins can be found. It has no right.
 var rejectedCredential = &shoal.Principal{Kind: shoal.PrincipalAnonymous, ID: "-"}
 
 // principalOf is the request's principal (anonymous before admission or

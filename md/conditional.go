@@ -62,10 +62,7 @@ func (s *Server) readConditions(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
 	case err == nil:
 		return true
 	case err == dav.ErrNotModified && e.IsDir:
-		// A collection's ETag and date change with the collection itself,
-		// not with its children: a 304 would keep a browser's listing of
-		// it stale for ever. Its listing is always sent.
-		return true
+		return true // its ETag does not change with its children: a 304 kept listings stale
 	case err == dav.ErrNotModified:
 		s.notModified(ctx, e)
 	default:

@@ -74,7 +74,7 @@ func (s *Server) redirects(ctx *fasthttp.RequestCtx) bool {
 // servers answer it (internal/httprange): one range, or several as
 // multipart/byteranges.
 func (s *Server) getInline(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
-	rs, ok := objhttp.Ranges(ctx, e.Size, validators(e))
+	rs, ok := objhttp.Ranges(ctx, e.Size, objhttp.ValidatorsOf(e))
 	if !ok {
 		return
 	}
@@ -110,7 +110,7 @@ func (s *Server) getRedirect(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 // window is opened before the answer starts, so that a file no replica
 // can serve gets the error rather than a 200 cut short.
 func (s *Server) getProxy(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
-	rs, ok := objhttp.Ranges(ctx, e.Size, validators(e))
+	rs, ok := objhttp.Ranges(ctx, e.Size, objhttp.ValidatorsOf(e))
 	if !ok {
 		return
 	}
@@ -181,9 +181,4 @@ func (s *Server) getDir(ctx *fasthttp.RequestCtx, e *shoal.Entry) {
 			after = p.Entries[len(p.Entries)-1].Name()
 		}
 	})
-}
-
-// validators are e's ETag and Last-Modified, which an If-Range names.
-func validators(e *shoal.Entry) objhttp.Validators {
-	return objhttp.Validators{ETag: e.ETag(), Modified: e.MTime}
 }

@@ -49,7 +49,7 @@ func (s *Server) getLocal(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
 		obj.Close() // not the bytes the catalog describes: let its server answer
 		return false
 	}
-	rs, ok := objhttp.Ranges(ctx, e.Size, validators(e))
+	rs, ok := objhttp.Ranges(ctx, e.Size, objhttp.ValidatorsOf(e))
 	if !ok {
 		obj.Close()
 		return true

@@ -62,6 +62,11 @@ type Validators struct {
 	Modified time.Time
 }
 
+// ValidatorsOf are e's ETag and Last-Modified, as md answers them.
+func ValidatorsOf(e *shoal.Entry) Validators {
+	return Validators{ETag: e.ETag(), Modified: e.MTime}
+}
+
 // rangeApplies reports whether a Range is to be answered given the
 // request's If-Range ir (RFC 9110, 13.1.5): without one, or when it is
 // the current strong ETag, or exactly the Last-Modified date.
