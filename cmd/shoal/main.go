@@ -39,16 +39,30 @@ func main() {
 	stop()
 	flushAccessLog()
 	if err != nil {
+		code := 1
 		var ee *exitError
 		if errors.As(err, &ee) {
-			if ee.err != nil {
-				fmt.Fprintln(os.Stderr, "shoal:", ee.err)
-			}
-			os.Exit(ee.code)
+			code, err = ee.code, ee.err
 		}
-		fmt.Fprintln(os.Stderr, "shoal:", err)
-		os.Exit(1)
+		if err != nil {
+			printFatal(err)
+		}
+		os.Exit(code)
 	}
+}
+
+// jsonLogs is set once the configuration asked for JSON logs.
+var jsonLogs bool
+
+// printFatal writes the error that ends the process: a log line when logs
+// are JSON (a log shipper would not parse the plain line), else
+// "shoal: …".
+func printFatal(err error) {
+	if jsonLogs {
+		slog.Error("exiting", "err", err.Error())
+		return
+	}
+	fmt.Fprintln(os.Stderr, "shoal:", err)
 }
 
 func newRootCommand() *cobra.Command {
@@ -103,6 +117,7 @@ func setup(cmd *cobra.Command) (config.Config, *slog.Logger, error) {
 	}
 	log := slog.New(logHandler(c.Log, os.Stderr))
 	slog.SetDefault(log)
+	jsonLogs = c.Log.Format == "json"
 	return c, log, nil
 }
 
