@@ -48,6 +48,9 @@ func runAll(cmd *cobra.Command, _ []string) error {
 	if len(c.All.Data) == 0 {
 		return fmt.Errorf("all.data: give a data directory with --data DIR (or one per disk: --data DIR1,DIR2,DIR3)")
 	}
+	if err := c.CheckHeartbeats(true, len(c.All.Data) > 1 || c.GW.Listen != ""); err != nil {
+		return err
+	}
 	if err := checkExposure(&c); err != nil {
 		return err
 	}

@@ -45,6 +45,9 @@ func runDisk(cmd *cobra.Command, _ []string) error {
 	if c.Disk.MD == "" {
 		return fmt.Errorf("disk.md: give md's URL with --md http://HOST:PORT")
 	}
+	if err := c.CheckHeartbeats(true, false); err != nil {
+		return err
+	}
 	keys, err := loadKeys(&c)
 	if err != nil {
 		return err

@@ -46,6 +46,9 @@ func runGW(cmd *cobra.Command, _ []string) error {
 	if c.GW.MD == "" {
 		return fmt.Errorf("gw.md: give md's URL with --md http://HOST:PORT")
 	}
+	if err := c.CheckHeartbeats(false, true); err != nil {
+		return err
+	}
 	keys, err := loadKeys(&c)
 	if err != nil {
 		return err

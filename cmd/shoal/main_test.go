@@ -303,13 +303,22 @@ func TestConfigShowHidesPassword(t *testing.T) {
 // TestHeartbeatWithinServerTTL: a data server or gw heartbeat over a third
 // of md.server_ttl is refused at start, naming both keys (the Pi configs
 // had them equal, and the only data server looked down before each
-// heartbeat); raising md.server_ttl makes it fine.
+// heartbeat), by the commands that heartbeat; raising md.server_ttl makes it
+// fine.
 func TestHeartbeatWithinServerTTL(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("SHOAL_DISK_HEARTBEAT", "10s")
-	_, err := execute(t, "disk", "--md", "http://127.0.0.1:1", "--data", dir)
-	if err == nil || !strings.Contains(err.Error(), "disk.heartbeat") || !strings.Contains(err.Error(), "md.server_ttl") {
-		t.Errorf("disk.heartbeat 10s with md.server_ttl 10s: err = %v", err)
+	t.Setenv("SHOAL_GW_HEARTBEAT", "10s")
+	for _, args := range [][]string{{"disk", "--md", "http://127.0.0.1:1", "--data", dir}, {"gw", "--md", "http://127.0.0.1:1"}, {"all", "--data", dir}} {
+		_, err := execute(t, args...)
+		if err == nil || !strings.Contains(err.Error(), ".heartbeat: 10s") || !strings.Contains(err.Error(), "md.server_ttl") {
+			t.Errorf("shoal %s with heartbeats of 10s and md.server_ttl 10s: err = %v", args[0], err)
+		}
+	}
+	// md beats for no one: its own md.server_ttl may be short.
+	t.Setenv("SHOAL_MD_SERVER_TTL", "3s")
+	if _, err := execute(t, "md", "--listen", "127.0.0.1:0", "--catalog", "sqlite:"+filepath.Join(dir, "c.db")); err != nil && strings.Contains(err.Error(), "heartbeat") {
+		t.Errorf("shoal md with md.server_ttl 3s: %v", err)
 	}
 	t.Setenv("SHOAL_MD_SERVER_TTL", "30s")
 	out, err := execute(t, "config", "show")

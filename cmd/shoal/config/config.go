@@ -242,13 +242,26 @@ func Defaults() Config {
 }
 
 // Validate reports the first setting that cannot work, naming its key.
-// heartbeatWithin refuses a heartbeat interval over a third of
-// md.server_ttl: md takes a server for down once its last heartbeat is
-// older than the TTL, so one heartbeat late (or lost) must not be enough.
-// With the two equal, the only data server of a Pi looked down just
-// before each heartbeat and writes failed with 503 every 10 s. A data
-// server's config names the TTL of the md it reports to (the default
-// unless set).
+// CheckHeartbeats refuses, for the servers a command runs (a data server,
+// a gw), a heartbeat interval over a third of md.server_ttl: md takes a
+// server for down once its last heartbeat is older than the TTL, so one
+// heartbeat late (or lost) must not be enough. With the two equal, the
+// only data server of a Pi looked down just before each heartbeat and
+// writes failed with 503 every 10 s. A data server's config names the TTL
+// of the md it reports to (the default unless set); shoal md, which
+// beats for no one, is not checked.
+func (c *Config) CheckHeartbeats(disk, gw bool) error {
+	if disk {
+		if err := heartbeatWithin("disk.heartbeat", c.Disk.Heartbeat, c.MD.ServerTTL); err != nil {
+			return err
+		}
+	}
+	if gw {
+		return heartbeatWithin("gw.heartbeat", c.GW.Heartbeat, c.MD.ServerTTL)
+	}
+	return nil
+}
+
 func heartbeatWithin(key string, hb, ttl time.Duration) error {
 	if hb > 0 && ttl > 0 && 3*hb > ttl {
 		return fmt.Errorf("%s: %v is more than a third of md.server_ttl (%v): md would take the server for down between heartbeats; lower it or raise md.server_ttl (on md, and here)", key, hb, ttl)
@@ -308,8 +321,6 @@ func (c *Config) Validate() error {
 		httpURL("disk.public_url", c.Disk.PublicURL),
 		httpURL("admin.md", c.Admin.MD),
 		c.TLS.validate(),
-		heartbeatWithin("disk.heartbeat", c.Disk.Heartbeat, c.MD.ServerTTL),
-		heartbeatWithin("gw.heartbeat", c.GW.Heartbeat, c.MD.ServerTTL),
 	}
 	for _, err := range checks {
 		if err != nil {
