@@ -286,6 +286,15 @@ func TestDeployConfigsLoad(t *testing.T) {
 		if _, err := execute(t, "config", "show", "--config", f); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		fs.String("config", f, "")
+		c, err := config.Load(fs)
+		if err == nil {
+			err = c.CheckHeartbeats(true, true) // what shoal disk, gw and all check at start
+		}
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
 	}
 }
 
