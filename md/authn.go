@@ -85,8 +85,7 @@ func newState(ctx *fasthttp.RequestCtx) *reqState {
 	return st
 }
 
-// rejectedCredential names, in the access line, the sender of a refused
-// credential: not anonymous, so failed logins can be found. It has no right.
+// rejectedCredential: the access line's sender of a refused credential (no right).
 var rejectedCredential = &shoal.Principal{Kind: shoal.PrincipalAnonymous, ID: "-"}
 
 // principalOf is the request's principal (anonymous before admission or

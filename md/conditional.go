@@ -59,10 +59,8 @@ func (s *Server) checkConditions(ctx *fasthttp.RequestCtx, path string) error {
 func (s *Server) readConditions(ctx *fasthttp.RequestCtx, e *shoal.Entry) bool {
 	c := requestConditions(&ctx.Request.Header)
 	switch err := c.Evaluate(e, true); {
-	case err == nil:
+	case err == nil, err == dav.ErrNotModified && e.IsDir: // a collection's ETag does not change with its children: a 304 kept listings stale
 		return true
-	case err == dav.ErrNotModified && e.IsDir:
-		return true // its ETag does not change with its children: a 304 kept listings stale
 	case err == dav.ErrNotModified:
 		s.notModified(ctx, e)
 	default:

@@ -117,7 +117,11 @@ type readTarget struct {
 // both cases the servers md could not reach last. KindUnavailable if there
 // is none.
 func (s *Server) readTargets(ctx context.Context, e *shoal.Entry, as urlTag) ([]readTarget, error) {
-	return s.readTargetsFor(ctx, e, as, fasthttp.MethodGet)
+	ts, err := s.readTargetsFor(ctx, e, as, fasthttp.MethodGet)
+	for i := range ts {
+		ts[i].url = wire.WithETag(ts[i].url, e.ETag())
+	}
+	return ts, err
 }
 
 // readTargetsFor is readTargets with URLs signed for method (a push's

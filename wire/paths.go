@@ -1,5 +1,7 @@
 package wire
 
+import "net/url"
+
 // Every path under Prefix. User paths may never start with it: md answers
 // them itself (the metrics middleware first).
 const Prefix = "/.shoal/"
@@ -69,3 +71,14 @@ const HeaderServerTTL = "X-Shoal-Server-Ttl"
 // so the data server's access line can be matched with md's. It is not
 // signed (it grants nothing) and data servers sanitize it like md does.
 const ParamRequestID = "rid"
+
+// ParamETag is the query parameter md adds to the data-server and gw URLs
+// it redirects a read to: the file's ETag, which the server answers with
+// and compares an If-Range with (it does not know md's ETags). Not signed:
+// a client that changes it changes only its own answer.
+const ParamETag = "etag"
+
+// WithETag is the read URL u with the file's ETag (ParamETag).
+func WithETag(u, etag string) string {
+	return u + "&" + ParamETag + "=" + url.QueryEscape(etag)
+}

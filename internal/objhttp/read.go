@@ -11,6 +11,7 @@ import (
 	"shoal/internal/httperr"
 	"shoal/internal/httprange"
 	"shoal/internal/netguard"
+	"shoal/wire"
 )
 
 // StartRead reads a GET or HEAD's Range header against an object of size
@@ -20,11 +21,15 @@ import (
 // (200), one (206, the body is that span), or several (206, the body is
 // SetMultipart's). When it returns false it has answered the error.
 func StartRead(ctx *fasthttp.RequestCtx, size int64) ([]httprange.Range, bool) {
-	rs, ok := Ranges(ctx, size, Validators{})
+	etag := ctx.QueryArgs().Peek(wire.ParamETag)
+	rs, ok := Ranges(ctx, size, Validators{ETag: string(etag)})
 	if !ok {
 		return nil, false
 	}
 	h := &ctx.Response.Header
+	if len(etag) > 0 {
+		h.SetBytesV(fasthttp.HeaderETag, etag)
+	}
 	h.Set(fasthttp.HeaderAcceptRanges, "bytes")
 	h.Set(fasthttp.HeaderContentType, "application/octet-stream")
 	SetStatus(ctx, rs, size)
