@@ -34,6 +34,8 @@ func (s *Server) serveGet(ctx *fasthttp.RequestCtx, id string) {
 		f.Close()
 		return
 	}
-	ctx.Response.Header.SetLastModified(f.ModTime())
+	if len(ctx.Response.Header.Peek(fasthttp.HeaderLastModified)) == 0 {
+		ctx.Response.Header.SetLastModified(f.ModTime()) // no md's date in the URL
+	}
 	objhttp.Send(ctx, f, rs, size)
 }

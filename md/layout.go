@@ -119,7 +119,7 @@ type readTarget struct {
 func (s *Server) readTargets(ctx context.Context, e *shoal.Entry, as urlTag) ([]readTarget, error) {
 	ts, err := s.readTargetsFor(ctx, e, as, fasthttp.MethodGet)
 	for i := range ts {
-		ts[i].url = wire.WithETag(ts[i].url, e.ETag())
+		ts[i].url = wire.WithValidators(ts[i].url, e.ETag(), e.MTime)
 	}
 	return ts, err
 }

@@ -1,6 +1,10 @@
 package wire
 
-import "net/url"
+import (
+	"net/url"
+	"strconv"
+	"time"
+)
 
 // Every path under Prefix. User paths may never start with it: md answers
 // them itself (the metrics middleware first).
@@ -72,13 +76,18 @@ const HeaderServerTTL = "X-Shoal-Server-Ttl"
 // signed (it grants nothing) and data servers sanitize it like md does.
 const ParamRequestID = "rid"
 
-// ParamETag is the query parameter md adds to the data-server and gw URLs
-// it redirects a read to: the file's ETag, which the server answers with
-// and compares an If-Range with (it does not know md's ETags). Not signed:
-// a client that changes it changes only its own answer.
-const ParamETag = "etag"
+// ParamETag and ParamModified are the query parameters md adds to the
+// data-server and gw URLs it redirects a read to: the file's ETag and
+// Last-Modified (Unix seconds), which the server answers with and compares
+// an If-Range with (it does not know md's). Not signed: a client that
+// changes them changes only its own answer.
+const (
+	ParamETag     = "etag"
+	ParamModified = "lm"
+)
 
-// WithETag is the read URL u with the file's ETag (ParamETag).
-func WithETag(u, etag string) string {
-	return u + "&" + ParamETag + "=" + url.QueryEscape(etag)
+// WithValidators is the read URL u with the file's ETag and
+// Last-Modified (ParamETag, ParamModified).
+func WithValidators(u, etag string, modified time.Time) string {
+	return u + "&" + ParamETag + "=" + url.QueryEscape(etag) + "&" + ParamModified + "=" + strconv.FormatInt(modified.Unix(), 10)
 }

@@ -3,6 +3,7 @@ package objhttp
 import (
 	"bytes"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -21,14 +22,21 @@ import (
 // (200), one (206, the body is that span), or several (206, the body is
 // SetMultipart's). When it returns false it has answered the error.
 func StartRead(ctx *fasthttp.RequestCtx, size int64) ([]httprange.Range, bool) {
-	etag := ctx.QueryArgs().Peek(wire.ParamETag)
-	rs, ok := Ranges(ctx, size, Validators{ETag: string(etag)})
+	args := ctx.QueryArgs()
+	v := Validators{ETag: string(args.Peek(wire.ParamETag))}
+	if lm, err := strconv.ParseInt(string(args.Peek(wire.ParamModified)), 10, 64); err == nil {
+		v.Modified = time.Unix(lm, 0)
+	}
+	rs, ok := Ranges(ctx, size, v)
 	if !ok {
 		return nil, false
 	}
 	h := &ctx.Response.Header
-	if len(etag) > 0 {
-		h.SetBytesV(fasthttp.HeaderETag, etag)
+	if v.ETag != "" {
+		h.Set(fasthttp.HeaderETag, v.ETag)
+	}
+	if !v.Modified.IsZero() {
+		h.SetLastModified(v.Modified) // md's, not the object file's
 	}
 	h.Set(fasthttp.HeaderAcceptRanges, "bytes")
 	h.Set(fasthttp.HeaderContentType, "application/octet-stream")
