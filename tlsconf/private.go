@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"shoal/internal/atomicfile"
 )
 
 // Files of a private CA directory.
@@ -150,28 +152,8 @@ func writeHashed(dir string, ca *CA) error {
 	return writeFile(name, ca.CertPEM, 0o644)
 }
 
-// writeFile writes through a temporary file and a rename, so a crash never
+// writeFile writes whole or not at all (atomicfile), so a crash never
 // leaves half a key.
 func writeFile(name string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
+	return atomicfile.Write(name, data, perm)
 }

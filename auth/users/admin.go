@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"shoal/internal/atomicfile"
 )
 
 // Read returns the users of the file at path (none if it does not exist).
@@ -82,26 +83,5 @@ func Delete(path, name string) error {
 // write replaces the file through a temporary file and a rename (md's
 // reload sees the old file or the new, never half of one), 0600.
 func write(path string, list []User) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(Format(list)); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, Format(list), 0o600)
 }

@@ -12,6 +12,7 @@ import (
 
 	"shoal/cmd/shoal/config"
 	"shoal/diskserver"
+	"shoal/internal/atomicfile"
 )
 
 // serverIDs is what shoal all keeps in its first data directory, beside
@@ -101,42 +102,11 @@ func (s *serverIDs) gw() string {
 	return s.GW
 }
 
-// save writes the record durably (a new file renamed over the old).
+// save writes the record durably (atomicfile).
 func (s *serverIDs) save() error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := s.file + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(append(b, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, s.file)
-	}
-	if err == nil {
-		err = syncDir(filepath.Dir(s.file))
-	}
-	return err
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return atomicfile.Write(s.file, append(b, '\n'), 0o600)
 }
